@@ -1,0 +1,1 @@
+"""The Flask app: table display, judge console, setup and evidence viewer."""
