@@ -1,0 +1,384 @@
+"""Synthetic overhead stills of a dreidel at rest, for the letter model's training data and for tests.
+
+This is the recognizer's *own* renderer, written independently of the digital twin's
+(``hardware/sim``), so that the twin's stills stay an honest held-out test of the generic model.
+It varies what a real table varies: fonts (every installed Hebrew font), body and letter colours,
+dreidel proportions, size (40-150 px long), the tilt that foreshortens the up face and shows a
+sliver of the next face, lighting gradients, highlights, shadows, felt texture, sensor noise,
+blur and JPEG compression.
+
+A :class:`DreidelStyle` is one physical dreidel (font, colours, proportions); ``render_still``
+draws that dreidel lying at a random place and angle with a chosen letter up. Enrollment is
+simulated by rendering a few stills of one style.
+"""
+
+from __future__ import annotations
+
+import functools
+import glob
+import math
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from controller.rules.letters import Letter
+
+#: Code points that no Hebrew font draws as a real glyph; used to spot fonts that only draw ".notdef".
+_PROBE_MISSING = "\uffff"
+
+
+@functools.lru_cache(maxsize=1)
+def hebrew_fonts() -> tuple[str, ...]:
+    """Paths of installed fonts that really draw all five dreidel letters (sorted, stable).
+
+    Asks fontconfig (``fc-list :lang=he``) and falls back to the Debian font folders; every
+    candidate is checked by drawing the letters, because some fonts claim Hebrew coverage but
+    draw the ".notdef" box.
+    """
+    candidates: set[str] = set()
+    if shutil.which("fc-list"):
+        out = subprocess.run(
+            ["fc-list", ":lang=he", "file"], capture_output=True, text=True, check=False
+        ).stdout
+        candidates.update(line.split(":")[0].strip() for line in out.splitlines() if line.strip())
+    for pattern in ("/usr/share/fonts/truetype/*/*.[ot]tf", "/usr/share/fonts/opentype/*/*.otf",
+                    "/usr/share/fonts/X11/Type1/*CLM*.pfa", "/usr/share/fonts/type1/*/*.pfa"):
+        candidates.update(glob.glob(pattern))
+    good = [path for path in sorted(candidates) if _draws_hebrew(path)]
+    return tuple(good)
+
+
+def _draws_hebrew(path: str) -> bool:
+    try:
+        font = ImageFont.truetype(path, 40)
+    except OSError:
+        return False
+
+    def ink(ch: str) -> np.ndarray:
+        im = Image.new("L", (64, 64))
+        ImageDraw.Draw(im).text((8, 4), ch, font=font, fill=255)
+        return np.asarray(im)
+
+    missing = ink(_PROBE_MISSING)
+    for letter in Letter:
+        glyph = ink(letter.hebrew)
+        if glyph.sum() < 255 * 20 or np.array_equal(glyph, missing):
+            return False
+    return True
+
+
+def font_family(path: str) -> str:
+    """A font's family key (file stem without style), used to hold whole families out of training."""
+    stem = Path(path).stem
+    for cut in ("-", "Regular", "Bold", "Book", "Medium", "Light", "Demi", "Oblique", "Italic"):
+        idx = stem.find(cut)
+        if idx > 0:
+            stem = stem[:idx]
+    return stem.replace("CLM", "").replace("Condensed", "").replace("SR", "")
+
+
+@dataclass(frozen=True)
+class DreidelStyle:
+    """One physical dreidel: its font, colours and proportions (in units of the face side)."""
+
+    font: str
+    body_bgr: tuple[int, int, int]
+    letter_bgr: tuple[int, int, int]
+    handle_bgr: tuple[int, int, int]
+    body_len: float  # body length along the axis / face side
+    tip_len: float  # tip length / face side
+    tip_power: float  # tip profile exponent: <1 rounded, >1 pointed
+    handle_len: float
+    handle_width: float
+    knob: bool
+    glyph_height: float  # glyph height / face size
+    outline: bool
+    glossy: bool
+
+    @classmethod
+    def random(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
+        """A random dreidel whose letter contrasts with its body."""
+        if not fonts:
+            raise ValueError("no Hebrew font available: install the packages in scripts/install-system-deps.sh")
+        body = _random_body_colour(rng)
+        letter = _contrasting_colour(rng, body, min_delta=38.0)
+        handle = body if rng.random() < 0.6 else _random_body_colour(rng)
+        return cls(
+            font=str(fonts[int(rng.integers(len(fonts)))]),
+            body_bgr=body,
+            letter_bgr=letter,
+            handle_bgr=handle,
+            body_len=float(rng.uniform(0.95, 1.35)),
+            tip_len=float(rng.uniform(0.45, 1.0)),
+            tip_power=float(rng.uniform(0.7, 1.5)),
+            handle_len=float(rng.uniform(0.55, 1.2)),
+            handle_width=float(rng.uniform(0.14, 0.32)),
+            knob=bool(rng.random() < 0.35),
+            glyph_height=float(rng.uniform(0.55, 0.85)),
+            outline=bool(rng.random() < 0.4),
+            glossy=bool(rng.random() < 0.4),
+        )
+
+
+@dataclass(frozen=True)
+class SynthStill:
+    """A rendered still and where things truly are in it (pixels, x right, y down)."""
+
+    image: np.ndarray
+    letter: Letter
+    tip: tuple[float, float]
+    handle: tuple[float, float]
+    center: tuple[float, float]
+    face_quad: np.ndarray  # 4x2, the visible up face
+    length_px: float
+    background: np.ndarray  # the same scene without the dreidel (an empty-tray model)
+
+
+def _lab_of(bgr: tuple[int, int, int]) -> np.ndarray:
+    px = np.array([[bgr]], dtype=np.uint8)
+    return cv2.cvtColor(px, cv2.COLOR_BGR2LAB)[0, 0].astype(np.float32) * np.array([100 / 255, 1, 1], np.float32)
+
+
+def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
+    px = np.array([[[h * 180 % 180, s * 255, v * 255]]], dtype=np.float32).astype(np.uint8)
+    b, g, r = cv2.cvtColor(px, cv2.COLOR_HSV2BGR)[0, 0]
+    return int(b), int(g), int(r)
+
+
+def _random_body_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    kind = rng.choice(["wood", "plastic", "metal", "dark", "light"], p=[0.3, 0.4, 0.1, 0.1, 0.1])
+    if kind == "wood":
+        return _hsv_to_bgr(rng.uniform(0.05, 0.11), rng.uniform(0.35, 0.7), rng.uniform(0.45, 0.9))
+    if kind == "plastic":
+        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0.5, 1.0), rng.uniform(0.5, 1.0))
+    if kind == "metal":
+        return _hsv_to_bgr(rng.uniform(0.1, 0.16), rng.uniform(0.0, 0.5), rng.uniform(0.6, 0.9))
+    if kind == "dark":
+        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.6), rng.uniform(0.12, 0.3))
+    return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.15), rng.uniform(0.85, 1.0))
+
+
+def _contrasting_colour(rng: np.random.Generator, against: tuple[int, int, int], min_delta: float
+                        ) -> tuple[int, int, int]:
+    ref = _lab_of(against)
+    best: tuple[int, int, int] = (0, 0, 0)
+    best_d = -1.0
+    for _ in range(40):
+        v = rng.uniform(0, 1)
+        cand = _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 1), v)
+        d = float(np.linalg.norm(_lab_of(cand) - ref))
+        if d >= min_delta:
+            return cand
+        if d > best_d:
+            best, best_d = cand, d
+    return best
+
+
+def _felt(rng: np.random.Generator, dreidel: tuple[int, int, int]) -> tuple[int, int, int]:
+    choices = [(0.33, 0.55, 0.45), (0.6, 0.6, 0.45), (0.98, 0.6, 0.4), (0.0, 0.0, 0.45), (0.0, 0.0, 0.15),
+               (0.1, 0.25, 0.75), (0.45, 0.5, 0.35), (0.75, 0.4, 0.35)]
+    ref = _lab_of(dreidel)
+    for _ in range(30):
+        h, s, v = choices[int(rng.integers(len(choices)))]
+        cand = _hsv_to_bgr(h + rng.normal(0, 0.02), float(np.clip(s + rng.normal(0, 0.1), 0, 1)),
+                           float(np.clip(v + rng.normal(0, 0.08), 0.05, 1)))
+        if np.linalg.norm(_lab_of(cand) - ref) > 22:
+            return cand
+    return (40, 90, 40) if ref[0] > 50 else (170, 200, 200)
+
+
+def _glyph_texture(style: DreidelStyle, letter: Letter, w: int, h: int, rng: np.random.Generator,
+                   jitter: bool = True) -> np.ndarray:
+    """A face texture (h x w x 3 uint8, letter upright: its top at row 0)."""
+    img = Image.new("RGB", (w, h), style.body_bgr[::-1])
+    size = max(6, int(style.glyph_height * min(w, h)))
+    font = ImageFont.truetype(style.font, size)
+    draw = ImageDraw.Draw(img)
+    ch = letter.hebrew
+    x0, y0, x1, y1 = draw.textbbox((0, 0), ch, font=font)
+    gw, gh = x1 - x0, y1 - y0
+    # Fit the glyph's ink box into the face whatever the font's metrics.
+    scale = style.glyph_height * min(w / max(gw, 1), h / max(gh, 1))
+    if abs(scale - 1) > 0.05:
+        font = ImageFont.truetype(style.font, max(6, int(size * scale)))
+        x0, y0, x1, y1 = draw.textbbox((0, 0), ch, font=font)
+        gw, gh = x1 - x0, y1 - y0
+    jx = rng.uniform(-0.05, 0.05) * w if jitter else 0.0
+    jy = rng.uniform(-0.05, 0.05) * h if jitter else 0.0
+    draw.text(((w - gw) / 2 - x0 + jx, (h - gh) / 2 - y0 + jy), ch, font=font, fill=style.letter_bgr[::-1])
+    out = np.asarray(img)[:, :, ::-1].copy()
+    if jitter:
+        angle = rng.uniform(-5, 5)
+        m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
+        out = cv2.warpAffine(out, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+    return out
+
+
+def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
+                 size: tuple[int, int] | None = None, length_px: float | None = None) -> SynthStill:
+    """Draw ``style`` at rest with ``letter`` up, at a random place, angle, tilt and lighting.
+
+    ``size`` is (width, height) of the picture (random when None); ``length_px`` the dreidel's
+    overall length in pixels (random in 40-150 when None).
+    """
+    if size is None:
+        size = [(640, 480), (800, 600), (960, 720), (1024, 768), (1280, 960)][int(rng.integers(5))]
+    width, height = size
+    length = float(length_px if length_px is not None else rng.uniform(40, 150))
+    s = length / (style.body_len + style.tip_len + style.handle_len)  # face side in px
+    ss = 4  # supersampling of the local canvas
+    S = s * ss
+    lb, lt, lh = style.body_len * S, style.tip_len * S, style.handle_len * S
+    tilt = math.radians(rng.uniform(0, 32)) if rng.random() < 0.75 else 0.0
+    fw, sw = S * math.cos(tilt), S * math.sin(tilt)
+    wid = fw + sw
+    side = 1 if rng.random() < 0.5 else -1  # which side the sliver of the next face shows on
+
+    # Local canvas: axis along +x (tip at the left, handle at the right), axis at y = cy.
+    pad = int(0.2 * S) + 4
+    cw = int(lt + lb + lh + 0.4 * S + 2 * pad)
+    ch = int(max(wid, style.handle_width * S * 1.8) + 2 * pad)
+    cx0 = pad + lt  # body's tip-side edge
+    cy = ch / 2
+    canvas = np.zeros((ch, cw, 3), np.float32)
+    alpha = np.zeros((ch, cw), np.float32)
+    body = np.array(style.body_bgr, np.float32)
+
+    def fill(poly: np.ndarray, colour: np.ndarray) -> None:
+        m = np.zeros((ch, cw), np.uint8)
+        cv2.fillPoly(m, [np.round(poly * 16).astype(np.int32)], 255, lineType=cv2.LINE_AA, shift=4)
+        a = m.astype(np.float32) / 255
+        canvas[:] = canvas * (1 - a[..., None]) + colour * a[..., None]
+        np.maximum(alpha, a, out=alpha)
+
+    # Face band (cross range) and sliver band.
+    top, bot = cy - wid / 2, cy + wid / 2
+    if side > 0:
+        face_y0, face_y1, sl_y0, sl_y1 = top, top + fw, top + fw, bot
+    else:
+        face_y0, face_y1, sl_y0, sl_y1 = top + sw, bot, top, top + sw
+    shade_tip = rng.uniform(0.7, 1.05)
+    # Tip: profile narrowing to the point, split along the face/sliver edge like pyramid facets.
+    ts = np.linspace(0, 1, 24)
+    prof = (1 - ts) ** style.tip_power
+    xs = cx0 - ts * lt
+    split = face_y1 if side > 0 else face_y0
+    upper = np.stack([xs, cy + (top - cy) * prof], 1)
+    lower = np.stack([xs, cy + (bot - cy) * prof], 1)
+    mid = np.stack([xs, cy + (split - cy) * prof], 1)
+    fill(np.concatenate([upper, lower[::-1]]), body * shade_tip)
+    sl_poly = np.concatenate([mid, lower[::-1]]) if side > 0 else np.concatenate([upper, mid[::-1]])
+    fill(sl_poly, body * shade_tip * 0.75)
+    # Handle (and a knob on some dreidels), then a small collar where it meets the body.
+    hw = style.handle_width * S
+    handle_col = np.array(style.handle_bgr, np.float32) * rng.uniform(0.8, 1.05)
+    hx0, hx1 = cx0 + lb, cx0 + lb + lh
+    fill(np.array([[hx0 - 2, cy - hw / 2], [hx1, cy - hw / 2], [hx1, cy + hw / 2], [hx0 - 2, cy + hw / 2]]),
+         handle_col)
+    if style.knob:
+        r = hw * rng.uniform(0.7, 0.95)
+        ang = np.linspace(0, 2 * np.pi, 32)
+        fill(np.stack([hx1 - r * 0.6 + r * np.cos(ang), cy + r * np.sin(ang)], 1), handle_col * 0.95)
+    # Body: up face with its letter (top of the letter toward the handle), then the sliver.
+    face_w_px = max(4, int(round(face_y1 - face_y0)))
+    tex_len = max(8, int(round(lb)))
+    tex = _glyph_texture(style, letter, int(round(S)), tex_len, rng).astype(np.float32)
+    tex = cv2.rotate(tex, cv2.ROTATE_90_CLOCKWISE)  # letter top -> +x (handle)
+    tex = cv2.resize(tex, (tex_len, face_w_px), interpolation=cv2.INTER_AREA)
+    x0i, y0i = int(round(cx0)), int(round(face_y0))
+    face_region = (slice(y0i, y0i + face_w_px), slice(x0i, x0i + tex_len))
+    canvas[face_region] = tex
+    alpha[face_region] = 1.0
+    if sw >= 1:
+        other = [lt_ for lt_ in Letter if lt_ is not letter and lt_ is not Letter.PE]
+        tex2 = _glyph_texture(style, other[int(rng.integers(len(other)))], int(round(S)), tex_len, rng)
+        tex2 = cv2.rotate(tex2, cv2.ROTATE_90_CLOCKWISE).astype(np.float32) * rng.uniform(0.55, 0.85)
+        sl_px = max(1, int(round(sl_y1 - sl_y0)))
+        tex2 = cv2.resize(tex2, (tex_len, sl_px), interpolation=cv2.INTER_AREA)
+        # Seen obliquely, the sliver shows the half of the next face's texture nearest the edge.
+        y0s = int(round(sl_y0))
+        canvas[y0s:y0s + sl_px, x0i:x0i + tex_len] = tex2
+        alpha[y0s:y0s + sl_px, x0i:x0i + tex_len] = 1.0
+    if style.outline:
+        edge = body * 0.45
+        for y in (top, face_y1 if side > 0 else face_y0, bot):
+            cv2.line(canvas, (x0i, int(y)), (x0i + tex_len, int(y)), edge.tolist(), max(1, ss // 2))
+        cv2.rectangle(canvas, (x0i, int(top)), (x0i + tex_len, int(bot)), edge.tolist(), max(1, ss // 2))
+    # Shading across the whole dreidel and, on glossy ones, a highlight.
+    gy, gx = np.mgrid[0:ch, 0:cw].astype(np.float32)
+    d = rng.normal(size=2)
+    d /= np.linalg.norm(d) + 1e-9
+    ramp = ((gx - cw / 2) * d[0] + (gy - ch / 2) * d[1]) / max(cw, ch)
+    canvas *= (1 + rng.uniform(0.1, 0.5) * ramp)[..., None]
+    if style.glossy:
+        hx = rng.uniform(cx0, cx0 + lb)
+        hy = rng.uniform(face_y0, face_y1)
+        rad = rng.uniform(0.1, 0.3) * S
+        spot = np.exp(-((gx - hx) ** 2 + (gy - hy) ** 2) / (2 * rad ** 2)) * rng.uniform(0.2, 0.6)
+        canvas += (255 - canvas) * spot[..., None]
+
+    # Place it: local (x, y) -> image via rotation about the body centre and a scale of 1/ss.
+    theta = rng.uniform(0, 360)
+    margin = length * 0.6 + 10
+    pos = np.array([rng.uniform(margin, width - margin), rng.uniform(margin, height - margin)])
+    body_c = np.array([cx0 + lb / 2, cy])
+    c, sn = math.cos(math.radians(theta)), math.sin(math.radians(theta))
+    rot = np.array([[c, -sn], [sn, c]]) / ss
+    affine = np.hstack([rot, (pos - rot @ body_c)[:, None]])
+
+    def to_img(p: np.ndarray) -> np.ndarray:
+        return (affine[:, :2] @ np.asarray(p, float).T).T + affine[:, 2]
+
+    # Background: felt with texture, a light gradient and vignette, and the tray's rim outside it.
+    felt = np.array(_felt(rng, style.body_bgr), np.float32)
+    bg = np.empty((height, width, 3), np.float32)
+    bg[:] = felt
+    tex_noise = cv2.GaussianBlur(rng.normal(0, 1, (height, width)).astype(np.float32), (0, 0), 1.2)
+    bg += (tex_noise * rng.uniform(2, 9))[..., None]
+    yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
+    g = rng.normal(size=2)
+    light = 1 + rng.uniform(0.0, 0.25) * ((xx / width - 0.5) * g[0] + (yy / height - 0.5) * g[1])
+    vign = 1 - rng.uniform(0, 0.25) * (((xx - width / 2) / width) ** 2 + ((yy - height / 2) / height) ** 2) * 2
+    if rng.random() < 0.5:  # a round tray whose rim shows in the corners
+        rim = np.hypot(xx - width / 2, yy - height / 2) > rng.uniform(0.52, 0.7) * max(width, height)
+        bg[rim] = np.array(_hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.4), rng.uniform(0.2, 0.8)), np.float32)
+    bg *= (light * vign)[..., None]
+
+    warped = cv2.warpAffine(canvas, affine, (width, height), flags=cv2.INTER_AREA)
+    a = cv2.warpAffine(alpha, affine, (width, height), flags=cv2.INTER_LINEAR)
+    # Shadow: the silhouette, blurred and offset, darkens the felt.
+    off = rng.normal(0, 0.06 * length, 2)
+    shift = np.array([[1, 0, off[0]], [0, 1, off[1]]], np.float32)
+    shadow = cv2.GaussianBlur(cv2.warpAffine(a, shift, (width, height)), (0, 0), max(1.0, 0.05 * length))
+    scene = bg * (1 - rng.uniform(0.15, 0.5) * shadow)[..., None]
+    img = scene * (1 - a[..., None]) + warped * a[..., None]
+    # Camera: exposure, colour cast, blur, noise, JPEG.
+    gain = rng.uniform(0.75, 1.2) * rng.uniform(0.92, 1.08, 3)
+    img = img * gain
+    bg_out = bg * gain
+    blur = rng.uniform(0, 1.1)
+    if blur > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), blur)
+    noise = rng.uniform(1, 6)
+    img = img + rng.normal(0, noise, img.shape)
+    img8 = np.clip(img, 0, 255).astype(np.uint8)
+    if rng.random() < 0.7:
+        ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 95))])
+        if ok:
+            img8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+    tip = to_img(np.array([[cx0 - lt, cy]]))[0]
+    handle = to_img(np.array([[hx1, cy]]))[0]
+    center = to_img(body_c[None])[0]
+    quad = to_img(np.array([[cx0, face_y0], [cx0 + lb, face_y0], [cx0 + lb, face_y1], [cx0, face_y1]]))
+    return SynthStill(
+        image=img8, letter=letter, tip=(float(tip[0]), float(tip[1])),
+        handle=(float(handle[0]), float(handle[1])), center=(float(center[0]), float(center[1])),
+        face_quad=quad, length_px=float(np.hypot(*(handle - tip))),
+        background=np.clip(bg_out, 0, 255).astype(np.uint8),
+    )
