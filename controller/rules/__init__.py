@@ -1,5 +1,25 @@
-"""The pure rules engines of the tournament table: no I/O, no clock, randomness only when passed in."""
+"""The pure rules engines of the tournament table: no I/O, no clock, randomness only when passed in.
 
+``controller.rules.table.apply`` folds table events (``controller.rules.events``) into a ``TableState``;
+``controller.rules.tournament`` does the same for a whole tournament. Errors are ``RuleError`` subclasses.
+"""
+
+from controller.rules.errors import RuleError, ScriptError
+from controller.rules.events import Event, event_to_json, parse_event
 from controller.rules.letters import Letter
+from controller.rules.table import PlayerStatus, TableConfig, TableState, apply, replay, state_to_json
 
-__all__ = ["Letter"]
+__all__ = [
+    "Event",
+    "Letter",
+    "PlayerStatus",
+    "RuleError",
+    "ScriptError",
+    "TableConfig",
+    "TableState",
+    "apply",
+    "event_to_json",
+    "parse_event",
+    "replay",
+    "state_to_json",
+]
