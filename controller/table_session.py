@@ -1,0 +1,1389 @@
+"""The live table: camera and IMU feed the judge, verdicts feed the rules engine through the event log.
+
+One :class:`TableSession` runs one physical (or simulated) table all day::
+
+    camera frames --+
+    IMU samples ----+--> spin judge --> verdict --> event log (durable) --> rules state --> display (SSE),
+                                                                                        LED, buzzer, speech
+    judge console and buttons ----------------------> commands --^
+
+Decisions, where the issue leaves room:
+
+- **The log first.** Every change is checked against the rules engine, appended to the event log
+  (durable on return) and only then shown. So a spin that was shown is never lost, and a restart
+  replays the log to the same state. A command the rules refuse changes nothing and logs nothing.
+- **Notes.** What is not a rules event (verdict details, faults, logins, nominations, the clock's pauses,
+  the dreidel in use, spin-off letters collected so far) is logged as a ``note:<kind>`` event, so a
+  restart also restores a verdict still waiting for a judge, who spins for whom, and a paused clock.
+- **Verdicts.** A valid verdict with a letter becomes a ``spin``; an invalid one an ``invalid_spin``
+  (the same spinner re-spins; the reason is shown and spoken); "judge needed" waits for a judge, who
+  confirms it (with the machine's letter or another) or rejects it (a re-spin).
+- **First spinner.** When the configuration names none, the table opens and waits for an opening spin:
+  the seat the dreidel's tip points at (on the calibrated seat directions) spins first. Without a
+  reading a judge picks the seat.
+- **Degraded modes.** No camera (or a failing one): a judge enters spins by hand, and the camera is
+  retried until it answers. No IMU: the judge runs camera-only. A banner says what is missing.
+- **Ante clock.** Each raise it reports is a ``raise_ante`` by the actor ``clock``. After a restart a
+  running clock continues from the time left at its last logged change (time while the table was
+  down is not counted), and a paused clock stays paused.
+- **Accessible spinning.** A player may nominate the launcher or a person. The spin button, the
+  assistive switch or the judge console then runs the launcher for the current spinner, and the spin
+  is judged like any other and logged with ``spun_by``.
+- **The simulated table** (the digital twin): simulated players spin when it is their turn, through
+  the launcher when they nominated it; a simulated judge (actor ``judge:sim``) settles "judge needed"
+  after a delay by looking at the twin's ground truth, as a person would look at the dreidel; a human
+  judge can step in at any time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shutil
+import sys
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from controller.anteclock import AnteClock
+from controller.clock import Clock
+from controller.config import Config
+from controller.devices import CameraSlot, ImuSlot
+from controller.eventlog import EventLog, LoggedEvent, check_actor
+from controller.fairness import FairnessReport, fairness_by_dreidel
+from controller.rules.errors import RuleError
+from controller.rules.events import (
+    AdjustStack,
+    Away,
+    Back,
+    Event,
+    InvalidSpin,
+    OpenTable,
+    RaiseAnte,
+    ReplaceLetter,
+    SetFirst,
+    Spin,
+    SpinOff,
+    VoidSpin,
+    event_to_json,
+    parse_event,
+)
+from controller.rules.letters import Letter
+from controller.rules.table import TableConfig, TableState, apply, state_to_json
+from controller.speech import Speaker
+from controller.table_ports import (
+    IndicatorPort,
+    JudgePort,
+    LauncherPort,
+    VerdictView,
+    is_verdict,
+    phase_of,
+    reason_text,
+)
+from hardware.camera import Frame
+from web.sse import SseBroker
+
+#: phases during which no new spin may start
+_BUSY_PHASES = ("spinning", "wobbling", "falling", "release", "released")
+
+
+class CommandError(ValueError):
+    """A judge's command that cannot be done now; the message says why. Nothing was changed."""
+
+
+class Stage(StrEnum):
+    """What the table is waiting for."""
+
+    CHOOSING_FIRST = "choosing_first"
+    PLAYING = "playing"
+    SPIN_OFF = "spin_off"
+    FINISHED = "finished"
+
+
+@dataclass(frozen=True)
+class JudgeSetup:
+    """What a new spin judge is built with."""
+
+    imu: bool
+    enroll_dir: Path | None
+    tray: tuple[float, float, float] | None
+
+
+#: builds a spin judge for a setup
+JudgeBuilder = Callable[[JudgeSetup], JudgePort]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """A device problem (or its recovery) for the judge page."""
+
+    t: float
+    device: str
+    message: str
+    recovered: bool
+
+    def to_json(self) -> dict[str, object]:
+        """For ``/api/state``'s ``faults``."""
+        return {"t": self.t, "device": self.device, "message": self.message, "recovered": self.recovered}
+
+
+@dataclass(frozen=True)
+class Awaiting:
+    """A verdict waiting for a judge."""
+
+    spin_id: str
+    player: str | None
+    spun_by: str | None
+    purpose: str  # "spin", "first" (an opening spin) or "spin_off"
+    verdict: dict[str, Any]
+    since: float  # monotonic
+
+    def to_json(self) -> dict[str, object]:
+        """For ``/api/state``'s ``awaiting_judge``."""
+        return {"spin_id": self.spin_id, "player": self.player, "spun_by": self.spun_by,
+                "purpose": self.purpose, **self.verdict}
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """Where the tray is in the picture and which way each seat lies from its centre."""
+
+    tray: tuple[float, float, float] | None  # cx, cy, r in pixels
+    seats: Mapping[str, float]  # player -> bearing in degrees (0 = top of the picture, clockwise)
+
+    def to_json(self) -> dict[str, object]:
+        """As stored in ``calibration.json``."""
+        return {"tray": list(self.tray) if self.tray else None, "seats": dict(self.seats)}
+
+
+def even_seat_bearings(players: tuple[str, ...]) -> dict[str, float]:
+    """Seats spaced evenly clockwise from the top of the picture (the simulated table's layout)."""
+    return {p: round(360.0 * i / len(players), 1) for i, p in enumerate(players)}
+
+
+def _verdict_json(v: VerdictView) -> dict[str, Any]:
+    return {
+        "letter": v.letter.value if v.letter else None,
+        "hebrew": v.letter.hebrew if v.letter else None,
+        "valid": v.valid,
+        "reasons": list(v.reasons),
+        "reason_text": reason_text(v.reasons) if v.reasons else "",
+        "stable_s": None if v.stable_s is None else round(v.stable_s, 2),
+        "confidence": round(v.confidence, 3),
+        "needs_judge": v.needs_judge,
+    }
+
+
+def _clean_text(value: object, what: str, max_len: int = 200) -> str:
+    text = str(value if value is not None else "").strip()
+    if not text:
+        raise CommandError(f"{what} is required")
+    if len(text) > max_len:
+        raise CommandError(f"{what} is too long (at most {max_len} characters)")
+    return text
+
+
+def _int(value: object, what: str) -> int:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        if isinstance(value, int):
+            return value
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        raise CommandError(f"{what} must be a whole number, not {value!r}") from None
+
+
+def _float(value: object, what: str) -> float:
+    try:
+        if isinstance(value, bool):
+            raise ValueError
+        x = float(str(value).strip())
+    except (TypeError, ValueError):
+        raise CommandError(f"{what} must be a number, not {value!r}") from None
+    if x != x or x in (float("inf"), float("-inf")):
+        raise CommandError(f"{what} must be a finite number")
+    return x
+
+
+def _letter(value: object) -> Letter:
+    try:
+        return Letter.parse(str(value or ""))
+    except ValueError as e:
+        raise CommandError(str(e)) from None
+
+
+class TableSession:
+    """One table, live. Thread-safe: the loop thread and web request threads share one lock."""
+
+    def __init__(
+        self,
+        config: Config,
+        log: EventLog,
+        clock: Clock,
+        *,
+        data_dir: Path,
+        camera: CameraSlot,
+        imu: ImuSlot,
+        judge_builder: JudgeBuilder | None,
+        broker: SseBroker | None = None,
+        launcher: LauncherPort | None = None,
+        indicator: IndicatorPort | None = None,
+        speaker: Speaker | None = None,
+        world: Any | None = None,
+        tip_reader: Callable[[Frame], float | None] | None = None,
+        speed: float = 1.0,
+    ) -> None:
+        self.config = config
+        self.log = log
+        self.clock = clock
+        self.data_dir = Path(data_dir)
+        self.camera = camera
+        self.imu = imu
+        self.broker = broker or SseBroker()
+        self.launcher = launcher
+        self.indicator = indicator
+        self.speaker = speaker
+        self.world = world
+        self.speed = speed
+        self._judge_builder = judge_builder
+        self._tip_reader = tip_reader
+        self._lock = threading.RLock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self.rules_config = TableConfig(starting_stack=config.table.stack, ante=config.table.ante)
+        self.evidence_dir = self.data_dir / "evidence"
+        self.enroll_dir = self.data_dir / "enroll"
+        self._faults: deque[Fault] = deque(maxlen=200)
+        self._recent: deque[dict[str, Any]] = deque(maxlen=30)
+        self._judge: JudgePort | None = None
+        self._judge_dirty = True
+        self._judge_imu = False
+        self._spin_phase = "ready"
+        self._version = 0
+        self._published = -1
+        self._led = ""
+        self._message_note = ""
+        self._launched: tuple[str | None, str | None, float] | None = None  # player, spun_by, when
+        self._manual_spin: tuple[str | None, str | None, float, int] | None = None  # sim, camera down
+        self._last_settled = clock.monotonic()
+        self._finished_at: float | None = None
+        self.ante_clock = AnteClock(config.ante_clock.interval_s, config.ante_clock.step, clock)
+        self.calibration = self._load_calibration()
+        # restored from the log by _restore()
+        self.table = config.table.name
+        self.state: TableState | None = None
+        self._first_chosen = False
+        self._awaiting: Awaiting | None = None
+        self._nominees: dict[str, str] = dict(config.table.spun_by)
+        self.dreidel = config.table.dreidel
+        self._spin_off_letters: dict[str, Letter] = {}
+        self._spin_counter = 0
+        self._verdict_info: dict[str, dict[str, Any]] = {}
+        self.camera._on_change = self._device_changed
+        self.imu._on_change = self._device_changed
+        self._restore()
+
+    # ------------------------------------------------------------------------------- start-up
+
+    def _table_ids(self) -> list[str]:
+        base = self.config.table.name
+        pattern = re.compile(re.escape(base) + r"(?:-(\d+))?$")
+        found = []
+        for t in self.log.tables():
+            m = pattern.match(t)
+            if m:
+                found.append((int(m.group(1) or 1), t))
+        return [t for _, t in sorted(found)]
+
+    def _restore(self) -> None:
+        """Rebuild the table from the event log (or open a new one)."""
+        tables = self._table_ids()
+        if not tables:
+            self._open_table(self.config.table.name)
+            return
+        self.table = tables[-1]
+        self._replay_log()
+        if self.state is None:
+            self._open_table(self.table)
+
+    def _replay_log(self) -> None:
+        state: TableState | None = None
+        first_chosen = False
+        awaiting: Awaiting | None = None
+        clock_note: dict[str, Any] | None = None
+        spin_off_letters: dict[str, Letter] = {}
+        resolved: set[str] = set()
+        spins = 0
+        for e in self.log.events(self.table):
+            if e.spin_id:
+                spins += 1
+            if not e.is_note:
+                event = parse_event(e.payload)
+                state = apply(state, event, self.rules_config)
+                spin_off_letters = {}
+                if e.spin_id:
+                    resolved.add(e.spin_id)
+                if isinstance(event, OpenTable) and event.first is not None or isinstance(event, SetFirst | Spin):
+                    first_chosen = True
+                self._remember_rules_event(e, event, state)
+                continue
+            kind = e.name[len("note:"):]
+            p = e.payload
+            if kind == "verdict" and e.spin_id:
+                self._verdict_info[e.spin_id] = dict(p.get("verdict") or {})
+                if p.get("needs_judge"):
+                    awaiting = Awaiting(e.spin_id, p.get("player"), p.get("spun_by"), str(p.get("purpose", "spin")),
+                                        dict(p.get("verdict", {})), self.clock.monotonic())
+            elif kind in ("resolved", "spin_off_letter") and e.spin_id:
+                resolved.add(e.spin_id)
+                if kind == "spin_off_letter":
+                    spin_off_letters[str(p["player"])] = Letter.parse(str(p["letter"]))
+            elif kind == "nominate":
+                who = str(p.get("spun_by") or "")
+                if who:
+                    self._nominees[str(p["player"])] = who
+                else:
+                    self._nominees.pop(str(p["player"]), None)
+            elif kind == "dreidel":
+                self.dreidel = str(p["dreidel"])
+            elif kind == "clock":
+                clock_note = dict(p)
+            elif kind == "fault":
+                self._faults.append(Fault(e.t, str(p.get("device")), str(p.get("message")), bool(p.get("recovered"))))
+        if awaiting is not None and awaiting.spin_id in resolved:
+            awaiting = None
+        self.state = state
+        self._first_chosen = first_chosen or bool(self.config.table.first)
+        self._awaiting = awaiting
+        self._spin_off_letters = spin_off_letters if state is not None and state.spin_off else {}
+        self._spin_counter = spins
+        if state is None:
+            return
+        if state.finished:
+            self.ante_clock.stop()
+            self._finished_at = self.clock.monotonic()
+            return
+        remaining = None if clock_note is None else clock_note.get("remaining_s")
+        if clock_note is not None and clock_note.get("action") == "pause":
+            self.ante_clock.start_paused(remaining)
+        elif self.config.ante_clock.autostart or (clock_note and clock_note.get("action") in ("start", "resume")):
+            self.ante_clock.start(remaining)
+
+    def _remember_rules_event(self, e: LoggedEvent, event: Event, state: TableState) -> None:
+        """Keep the recent spins for the judge page."""
+        if isinstance(event, Spin | InvalidSpin):
+            info = self._verdict_info.get(e.spin_id or "", {})
+            entry = {"seq": e.seq, "t": e.t, "spin_id": e.spin_id, "event": event.KIND, "actor": e.actor,
+                     "stable_s": info.get("stable_s"), "reason_text": reason_text(str(event.reason).split(","))
+                     if isinstance(event, InvalidSpin) else "",
+                     **{k: v for k, v in e.payload.items() if k != "event"}}
+            self._recent.appendleft(entry)
+
+    def _open_table(self, name: str) -> None:
+        t = self.config.table
+        first = t.first or None
+        event = OpenTable(players=t.players, stack=t.stack, ante=t.ante, first=first)
+        self.table = name
+        self.state = None
+        self._awaiting = None
+        self._spin_off_letters = {}
+        self._recent.clear()
+        self._finished_at = None
+        self._first_chosen = first is not None
+        self._commit(event, "machine")
+        self._note("dreidel", {"dreidel": self.dreidel}, "machine")
+        if self.config.ante_clock.autostart:
+            self.ante_clock.start()
+            self._note("clock", {"action": "start", "remaining_s": self.ante_clock.interval_s}, "clock")
+        else:
+            self.ante_clock.start_paused()
+            self._note("clock", {"action": "pause", "remaining_s": self.ante_clock.interval_s}, "clock")
+        self._say(f"New table. {'Spin to choose the first spinner.' if first is None else first + ' spins first.'}")
+
+    def _load_calibration(self) -> Calibration:
+        path = self.data_dir / "calibration.json"
+        seats: dict[str, float] = {}
+        tray = None
+        if path.is_file():
+            try:
+                raw = json.loads(path.read_text(encoding="utf-8"))
+                seats = {str(k): float(v) for k, v in (raw.get("seats") or {}).items()}
+                tray = tuple(float(x) for x in raw["tray"]) if raw.get("tray") else None
+            except (ValueError, KeyError, TypeError) as e:
+                self._faults.append(Fault(self.clock.wall(), "calibration", f"{path} ignored: {e}", False))
+        if not seats and self.world is not None:
+            seats = even_seat_bearings(self.config.table.players)
+        return Calibration(tray if tray and len(tray) == 3 else None, seats)  # type: ignore[arg-type]
+
+    # ------------------------------------------------------------------------------- log and state
+
+    def _commit(self, event: Event, actor: str, spin_id: str | None = None) -> TableState:
+        """Check ``event`` against the rules, append it durably, then make it the state."""
+        try:
+            new = apply(self.state, event, self.rules_config)
+        except RuleError as e:
+            raise CommandError(str(e)) from None
+        logged = self.log.append(self.table, event_to_json(event), actor, spin_id=spin_id)
+        old = self.state
+        self.state = new
+        self._remember_rules_event(logged, event, new)
+        if isinstance(event, SetFirst | Spin) or (isinstance(event, OpenTable) and event.first):
+            self._first_chosen = True
+        if isinstance(event, Spin | InvalidSpin | SpinOff | VoidSpin):
+            self._last_settled = self.clock.monotonic()
+        if new.spin_off is None or (old is not None and old.spin_off != new.spin_off):
+            self._spin_off_letters = {}
+        if new.finished and (old is None or not old.finished):
+            self.ante_clock.stop()
+            self._note("clock", {"action": "stop", "remaining_s": None}, "clock")
+            self._finished_at = self.clock.monotonic()
+            self._say(f"{new.winner} wins the table!")
+        self._changed()
+        return new
+
+    def _note(self, kind: str, data: Mapping[str, Any], actor: str, spin_id: str | None = None) -> None:
+        if kind == "verdict" and spin_id:
+            self._verdict_info[spin_id] = dict(data.get("verdict") or {})
+        self.log.append(self.table, {"event": f"note:{kind}", **data}, actor, spin_id=spin_id)
+
+    def _changed(self) -> None:
+        self._version += 1
+
+    def _say(self, text: str) -> None:
+        if self.speaker is not None:
+            self.speaker.say(text)
+
+    def _show_led(self, state: str) -> None:
+        if state != self._led:
+            self._led = state
+            if self.indicator is not None:
+                try:
+                    self.indicator.show(state)
+                except Exception as e:  # noqa: BLE001 - a broken LED never stops the table
+                    self._record_fault("indicator", f"status LED failed: {e}", False)
+
+    def _device_changed(self, device: str, message: str, recovered: bool) -> None:
+        with self._lock:
+            self._record_fault(device, message, recovered)
+            if device == "camera":
+                self._judge_dirty = True  # a new judge learns the empty tray again
+                if not recovered and self._judge is not None:
+                    with contextlib.suppress(Exception):
+                        self._handle_judge_events(self._judge.camera_failed(self.clock.monotonic()))
+            if device == "imu":
+                self._judge_dirty = True
+
+    def _record_fault(self, device: str, message: str, recovered: bool) -> None:
+        fault = Fault(self.clock.wall(), device, message, recovered)
+        self._faults.append(fault)
+        with contextlib.suppress(Exception):
+            self._note("fault", {"device": device, "message": message, "recovered": recovered}, "machine")
+        self._changed()
+
+    # ------------------------------------------------------------------------------- who spins
+
+    @property
+    def stage(self) -> Stage:
+        """What the table waits for."""
+        s = self.state
+        if s is None or s.finished:
+            return Stage.FINISHED
+        if s.spin_off is not None:
+            return Stage.SPIN_OFF
+        if not self._first_chosen and s.spins == 0:
+            return Stage.CHOOSING_FIRST
+        return Stage.PLAYING
+
+    def expected_spinner(self) -> str | None:
+        """Who spins next: the current spinner, the next tied player of a spin-off, or None."""
+        s = self.state
+        stage = self.stage
+        if s is None or stage is Stage.FINISHED:
+            return None
+        if stage is Stage.SPIN_OFF:
+            for name in s.spin_off or ():
+                if name not in self._spin_off_letters:
+                    return name
+            return None
+        if stage is Stage.CHOOSING_FIRST:
+            return None
+        return s.current
+
+    def _spun_by_for(self, player: str | None) -> str | None:
+        if self._launched is not None:
+            who, by, _ = self._launched
+            if who == player:
+                return by
+        nominee = self._nominees.get(player or "")
+        return nominee if nominee and nominee != "launcher" else None
+
+    def _next_spin_id(self) -> str:
+        self._spin_counter += 1
+        return f"{self.table}-{self._spin_counter:04d}"
+
+    # ------------------------------------------------------------------------------- the loop
+
+    def start(self) -> None:
+        """Run the loop in a background thread."""
+        self._thread = threading.Thread(target=self.run_forever, name="table", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the loop and release the devices."""
+        self._stop.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=10)
+        self.camera.close()
+        self.imu.close()
+        if self.speaker is not None:
+            self.speaker.close(wait=False)
+
+    def run_forever(self) -> None:
+        """Step until :meth:`stop`. Paces itself to the camera's frame rate on the injected clock."""
+        period = 1.0 / max(self.config.camera.fps, 1.0)
+        while not self._stop.is_set():
+            t0 = self.clock.monotonic()
+            got_frame = self.step()
+            spent = self.clock.monotonic() - t0
+            if not got_frame or spent < period:
+                self.clock.sleep(max(period - spent, period / 4 if got_frame else period))
+
+    def step(self) -> bool:
+        """One turn of the loop: devices, judge, clock, simulated people, display. Never raises.
+
+        Returns True when a camera frame was judged.
+        """
+        try:
+            return self._step()
+        except Exception as e:  # noqa: BLE001 - nothing may crash the table
+            traceback.print_exc(file=sys.stderr)
+            with self._lock:
+                self._record_fault("table", f"internal error (the table carries on): {type(e).__name__}: {e}", False)
+                self._publish()
+            return False
+
+    def _step(self) -> bool:
+        self.camera.poll()
+        self.imu.poll()
+        if self._judge_dirty and self._spin_phase not in _BUSY_PHASES:
+            self._rebuild_judge()
+        events: list[Any] = []
+        frame = self.camera.read()
+        judge = self._judge
+        if frame is not None and judge is not None:
+            events += judge.feed_frame(frame)
+        batch = self.imu.read()
+        if batch is not None and judge is not None and self._judge_imu and (batch.samples or batch.gaps):
+            events += judge.feed_imu(batch)
+        with self._lock:
+            if events:
+                self._handle_judge_events(events)
+            self._tick_clock()
+            if self.world is not None:
+                self._simulated_people()
+            self._publish()
+        return frame is not None
+
+    def _rebuild_judge(self) -> None:
+        self._judge_dirty = False
+        if self._judge_builder is None or not self.camera.ok:
+            self._judge = None
+            return
+        enroll = self.enroll_dir if any(self.enroll_dir.glob("*.png")) else None
+        setup = JudgeSetup(imu=self.imu.ok, enroll_dir=enroll, tray=self.calibration.tray)
+        try:
+            self._judge = self._judge_builder(setup)
+            self._judge_imu = setup.imu
+            self._spin_phase = "ready"
+        except Exception as e:  # noqa: BLE001 - a judge that cannot start degrades to manual entry
+            self._judge = None
+            with self._lock:
+                self._record_fault("judge", f"the spin judge could not start ({e}); enter spins by hand", False)
+
+    def _tick_clock(self) -> None:
+        due = self.ante_clock.poll()
+        if due and self.state is not None and not self.state.finished:
+            by = due * self.ante_clock.step
+            with contextlib.suppress(CommandError):
+                self._commit(RaiseAnte(by=by), "clock")
+                self._say(f"The ante rises to {self.state.ante_after_turn} after this turn.")
+
+    # ------------------------------------------------------------------------------- verdicts
+
+    def _handle_judge_events(self, events: list[Any]) -> None:
+        for ev in events:
+            if is_verdict(ev):
+                self._on_verdict(VerdictView.from_any(ev))
+                continue
+            phase = phase_of(ev)
+            if phase and phase != self._spin_phase:
+                self._spin_phase = phase
+                self._changed()
+                if phase == "spinning":
+                    self._show_led("spinning")
+
+    def _on_verdict(self, v: VerdictView) -> None:
+        spin_id = self._next_spin_id()
+        stage = self.stage
+        player = self.expected_spinner()
+        spun_by = self._spun_by_for(player)
+        self._launched = None
+        self._manual_spin = None
+        self._store_evidence(spin_id, v)
+        summary = {"spin_id": spin_id, "player": player, "spun_by": spun_by, "verdict": _verdict_json(v),
+                   "dreidel": self.dreidel, "evidence": self.evidence_files(spin_id)}
+        if stage is Stage.FINISHED or self._awaiting is not None:
+            # A spin nobody asked for (after the win, or while a judge decides another): keep the evidence.
+            self._note("verdict", {**summary, "purpose": "ignored", "needs_judge": False}, "machine", spin_id)
+            return
+        if stage is Stage.CHOOSING_FIRST:
+            self._opening_spin(spin_id, v, summary)
+            return
+        if v.needs_judge:
+            self._wait_for_judge(spin_id, player, spun_by, "spin_off" if stage is Stage.SPIN_OFF else "spin", v, summary)
+            return
+        self._note("verdict", {**summary, "purpose": stage.value, "needs_judge": False}, "machine", spin_id)
+        if not v.valid:
+            self._commit(InvalidSpin(reason=",".join(v.reasons) or "invalid", player=player, spin_id=spin_id),
+                         "machine", spin_id)
+            self._message_note = f"{player or 'Spinner'}: re-spin ({reason_text(v.reasons)})"
+            self._say(f"{player or 'Spinner'}, spin again: {reason_text(v.reasons)}.")
+            self._show_led("respin")
+            return
+        assert v.letter is not None
+        self._settle_letter(spin_id, player, spun_by, v.letter, "machine")
+
+    def _settle_letter(self, spin_id: str, player: str | None, spun_by: str | None, letter: Letter, actor: str) -> None:
+        """A valid spin's letter: a table spin, or one letter of a spin-off round."""
+        if self.stage is Stage.SPIN_OFF:
+            if player is None:
+                raise CommandError("no tied player is left to spin in this spin-off round")
+            self._spin_off_letters[player] = letter
+            self._note("spin_off_letter", {"player": player, "letter": letter.value}, actor, spin_id)
+            self._changed()
+            state = self.state
+            assert state is not None and state.spin_off is not None
+            if all(p in self._spin_off_letters for p in state.spin_off):
+                letters = dict(self._spin_off_letters)
+                self._commit(SpinOff(letters=letters), actor)
+            self._say(f"Spin-off: {player}, {letter.value}.")
+            return
+        try:
+            self._commit(Spin(letter=letter, player=player, spun_by=spun_by, spin_id=spin_id), actor, spin_id)
+        except CommandError as e:
+            if actor != "machine":
+                raise
+            # The rules refused the machine's spin (the turn changed under it): a judge decides.
+            v = {"letter": letter.value, "hebrew": letter.hebrew, "valid": True, "reasons": ["rules"],
+                 "reason_text": str(e), "stable_s": None, "confidence": 0.0, "needs_judge": True}
+            self._awaiting = Awaiting(spin_id, player, spun_by, "spin", v, self.clock.monotonic())
+            self._note("verdict", {"spin_id": spin_id, "player": player, "spun_by": spun_by, "verdict": v,
+                                   "purpose": "spin", "needs_judge": True, "dreidel": self.dreidel}, "machine", spin_id)
+            self._changed()
+            return
+        self._message_note = ""
+        self._show_led("valid")
+        last = self.state.last_spin if self.state else None
+        if last is not None:
+            self._say(self._spin_phrase(last.player, letter, last.stack_change))
+
+    @staticmethod
+    def _spin_phrase(player: str, letter: Letter, change: int) -> str:
+        rule = letter.plays_as
+        if rule is Letter.NUN:
+            effect = "nothing"
+        elif rule is Letter.SHIN:
+            effect = f"puts in {-change}"
+        else:
+            effect = f"takes {change}"
+        return f"{player}, {letter.value}: {effect}."
+
+    def _wait_for_judge(self, spin_id: str, player: str | None, spun_by: str | None, purpose: str,
+                        v: VerdictView, summary: dict[str, Any]) -> None:
+        self._awaiting = Awaiting(spin_id, player, spun_by, purpose, _verdict_json(v), self.clock.monotonic())
+        self._note("verdict", {**summary, "purpose": purpose, "needs_judge": True}, "machine", spin_id)
+        self._show_led("judge_needed")
+        self._say("Judge needed.")
+        self._changed()
+
+    def _opening_spin(self, spin_id: str, v: VerdictView, summary: dict[str, Any]) -> None:
+        bearing = None
+        frame = self.camera.last_frame
+        if frame is not None and self._tip_reader is not None and "left_tray" not in v.reasons:
+            try:
+                bearing = self._tip_reader(frame)
+            except Exception as e:  # noqa: BLE001 - a failed reading means a judge picks
+                self._record_fault("vision", f"tip direction not read: {e}", False)
+        seat = self._seat_for(bearing) if bearing is not None else None
+        if seat is None:
+            reason = "tip direction not read" if self.calibration.seats else "seat directions not calibrated"
+            v2 = replace(v, needs_judge=True, reasons=v.reasons + ("tip_unread",))
+            summary = {**summary, "verdict": {**_verdict_json(v2), "reason_text": reason}}
+            self._wait_for_judge(spin_id, None, None, "first", v2, summary)
+            return
+        self._note("verdict", {**summary, "purpose": "first", "needs_judge": False, "bearing": round(bearing, 1)},
+                   "machine", spin_id)
+        self._commit(SetFirst(seat), "machine", spin_id)
+        self._say(f"The dreidel points at {seat}. {seat} spins first.")
+
+    def _seat_for(self, bearing: float) -> str | None:
+        seats = {p: b for p, b in self.calibration.seats.items() if self.state and p in self.state.names()
+                 and self.state.player(p).in_play}
+        if not seats:
+            return None
+        try:
+            from vision.tip import seat_for_bearing
+
+            return str(seat_for_bearing(bearing, seats))
+        except ImportError:
+            return min(seats, key=lambda p: abs((seats[p] - bearing + 180.0) % 360.0 - 180.0))
+
+    def _store_evidence(self, spin_id: str, v: VerdictView) -> None:
+        if not v.evidence:
+            return
+        target = self.evidence_dir / spin_id
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            for path in v.evidence:
+                shutil.copy2(path, target / path.name)
+        except OSError as e:
+            self._record_fault("evidence", f"evidence of {spin_id} not saved: {e}", False)
+
+    def evidence_files(self, spin_id: str) -> list[str]:
+        """The names of a spin's evidence files."""
+        folder = self.evidence_dir / spin_id
+        if not re.fullmatch(r"[A-Za-z0-9_.-]+", spin_id) or not folder.is_dir():
+            return []
+        return sorted(p.name for p in folder.iterdir() if p.is_file())
+
+    # ------------------------------------------------------------------------------- the simulated table
+
+    def _simulated_people(self) -> None:
+        """Simulated players spin when it is their turn; a simulated judge settles what waits for a judge."""
+        world = self.world
+        sim = self.config.sim
+        now = self.clock.monotonic()
+        if self.stage is Stage.FINISHED:
+            if sim.new_table_after_s > 0 and self._finished_at is not None and now - self._finished_at >= sim.new_table_after_s:
+                self._new_table("machine")
+            return
+        if self._awaiting is not None:
+            if sim.judge_delay_s > 0 and now - self._awaiting.since >= sim.judge_delay_s:
+                self._sim_judge_decides()
+            return
+        if self._manual_spin is not None:
+            self._sim_judge_enters_manual(now)
+            return
+        if not sim.autoplay or bool(getattr(world, "busy", False)):
+            return
+        if self.camera.ok and self._spin_phase in _BUSY_PHASES:
+            return
+        if now - self._last_settled < sim.pause_s:
+            return
+        player = self.expected_spinner()
+        if player is None and self.stage is not Stage.CHOOSING_FIRST:
+            return  # everybody is away
+        if self.camera.ok and self._judge is None:
+            return  # the judge is being rebuilt
+        nominee = self._nominees.get(player or "")
+        if nominee == "launcher" and self.launcher is not None:
+            with contextlib.suppress(CommandError):
+                self.launch(f"player:{player}")
+            return
+        world.launch()
+        self._launched = (player, nominee, now)
+        if not self.camera.ok or self._judge is None:
+            truths = list(getattr(world, "truths", []) or [])
+            self._manual_spin = (player, nominee, now, len(truths))
+        self._last_settled = now
+
+    def _truth(self, index: int | None = None) -> Any | None:
+        truths = list(getattr(self.world, "truths", []) or [])
+        if not truths:
+            return None
+        if index is not None:
+            return truths[index] if 0 <= index < len(truths) else None
+        return truths[-1]
+
+    def _sim_judge_decides(self) -> None:
+        """The simulated judge looks at the dreidel (the twin's ground truth) and decides."""
+        a = self._awaiting
+        assert a is not None
+        truth = self._truth()
+        try:
+            if a.purpose == "first":
+                bearing = getattr(truth, "tip_bearing_deg", None) if truth is not None else None
+                seat = self._seat_for(float(bearing)) if bearing is not None else None
+                in_play = [p.name for p in self.state.players if p.in_play] if self.state else []
+                self.command("first", {"player": seat or (in_play[0] if in_play else "")}, "judge:sim")
+                return
+            valid = bool(getattr(truth, "valid", False)) if truth is not None else False
+            letter = getattr(truth, "letter", None) if truth is not None else None
+            if valid and letter:
+                self.command("confirm", {"spin_id": a.spin_id, "letter": str(getattr(letter, "value", letter))},
+                             "judge:sim")
+            else:
+                reasons = list(getattr(truth, "reasons", []) or ["judge"]) if truth is not None else ["judge"]
+                self.command("reject", {"spin_id": a.spin_id, "reason": ",".join(reasons)}, "judge:sim")
+        except CommandError as e:
+            self._record_fault("sim", f"simulated judge could not decide {a.spin_id}: {e}", False)
+            self._awaiting = None
+
+    def _sim_judge_enters_manual(self, now: float) -> None:
+        """Without a camera the simulated judge watches the spin and enters it by hand."""
+        assert self._manual_spin is not None
+        player, nominee, started, index = self._manual_spin
+        truth = self._truth(index)
+        rest = getattr(truth, "rest_t", None) if truth is not None else None
+        delay = self.config.sim.judge_delay_s or 1.0
+        if truth is None or rest is None:
+            if now - started > 60.0:  # the twin never produced the spin: try again
+                self._manual_spin = None
+            return
+        if now < float(rest) + min(delay, 3.0) or bool(getattr(self.world, "busy", False)):
+            return
+        self._manual_spin = None
+        self._launched = None
+        try:
+            if self.stage is Stage.CHOOSING_FIRST:
+                bearing = getattr(truth, "tip_bearing_deg", None)
+                seat = self._seat_for(float(bearing)) if bearing is not None else None
+                if seat is None and self.state is not None:
+                    seat = self.state.players[0].name
+                self.command("first", {"player": seat}, "judge:sim")
+            elif bool(getattr(truth, "valid", False)) and getattr(truth, "letter", None):
+                letter = truth.letter
+                self.command("spin", {"letter": str(getattr(letter, "value", letter)), "spun_by": nominee or ""},
+                             "judge:sim")
+            else:
+                self.command("respin", {"reason": ",".join(getattr(truth, "reasons", []) or ["judge"])}, "judge:sim")
+        except CommandError as e:
+            self._record_fault("sim", f"simulated judge could not enter the spin: {e}", False)
+
+    # ------------------------------------------------------------------------------- commands
+
+    def launch(self, actor: str) -> str:
+        """Run the launcher for the player whose turn it is (spin button, assistive switch or console)."""
+        with self._lock:
+            if self.launcher is None:
+                raise CommandError("this table has no launcher")
+            if self._awaiting is not None:
+                raise CommandError("a verdict is waiting for a judge; decide it before the next spin")
+            stage = self.stage
+            player = self.expected_spinner()
+            if stage is Stage.FINISHED:
+                raise CommandError("the table is finished")
+            if player is None and stage is not Stage.CHOOSING_FIRST:
+                raise CommandError("nobody may spin now (every player still in is away)")
+            if self._spin_phase in _BUSY_PHASES or self.launcher.busy:
+                raise CommandError("a spin is already under way")
+            problem = self.launcher.launch()
+            if problem:
+                self._record_fault("launcher", problem, False)
+                raise CommandError(f"the launcher did not spin: {problem}")
+            now = self.clock.monotonic()
+            self._launched = (player, "launcher", now)
+            if not self.camera.ok or self._judge is None:
+                self._manual_spin = (player, "launcher", now, len(list(getattr(self.world, "truths", []) or [])))
+            self._note("launch", {"player": player}, check_actor(actor))
+            self._last_settled = now
+            self._changed()
+            self._publish()
+            return f"the launcher spins for {player or 'the opening spin'}"
+
+    def command(self, action: str, params: Mapping[str, Any], actor: str) -> str:
+        """Do a judge's (or player's) command. Returns what was done; raises :class:`CommandError`."""
+        try:
+            check_actor(actor)
+        except Exception as e:  # noqa: BLE001 - an unknown actor is a bad request
+            raise CommandError(str(e)) from None
+        handler = getattr(self, f"_cmd_{action}", None)
+        if handler is None:
+            raise CommandError(f"unknown action {action!r}; known: {', '.join(sorted(self.actions()))}")
+        with self._lock:
+            result = str(handler(params, actor))
+            self._publish()
+            return result
+
+    @classmethod
+    def actions(cls) -> list[str]:
+        """The names of every command."""
+        return [name[len("_cmd_"):] for name in dir(cls) if name.startswith("_cmd_")]
+
+    def _player(self, params: Mapping[str, Any], key: str = "player") -> str:
+        name = _clean_text(params.get(key), key, 40)
+        if self.state is None or name not in self.state.names():
+            seated = ", ".join(self.state.names()) if self.state else "nobody"
+            raise CommandError(f"{name!r} is not seated at this table (players: {seated})")
+        return name
+
+    def _resolve_awaiting(self, spin_id: str | None) -> Awaiting | None:
+        a = self._awaiting
+        if spin_id and (a is None or a.spin_id != spin_id):
+            raise CommandError(f"spin {spin_id} is not waiting for a judge")
+        return a
+
+    def _cmd_spin(self, params: Mapping[str, Any], actor: str) -> str:
+        """Enter a spin by hand (manual mode), or settle the waiting verdict with this letter."""
+        letter = _letter(params.get("letter"))
+        if self._awaiting is not None:
+            return self._cmd_confirm({"spin_id": self._awaiting.spin_id, "letter": letter.value}, actor)
+        if self.stage is Stage.CHOOSING_FIRST:
+            raise CommandError("choose the first spinner before entering a spin")
+        player = self.expected_spinner()
+        if "player" in params and params.get("player"):
+            named = self._player(params)
+            if named != player:
+                raise CommandError(f"it is {player}'s turn, not {named}'s")
+        if player is None:
+            raise CommandError("nobody may spin now")
+        spun_by = str(params.get("spun_by") or "").strip() or self._spun_by_for(player)
+        spin_id = self._next_spin_id()
+        self._note("verdict", {"spin_id": spin_id, "player": player, "spun_by": spun_by, "purpose": "manual",
+                               "needs_judge": False, "dreidel": self.dreidel,
+                               "verdict": {"letter": letter.value, "valid": True, "reasons": [], "manual": True}},
+                   actor, spin_id)
+        self._launched = None
+        self._manual_spin = None
+        self._settle_letter(spin_id, player, spun_by, letter, actor)
+        return f"{player}: {letter.value} entered"
+
+    def _cmd_respin(self, params: Mapping[str, Any], actor: str) -> str:
+        """A judge calls a spin invalid: the same spinner spins again."""
+        reason = _clean_text(params.get("reason"), "reason")
+        if self._awaiting is not None:
+            return self._cmd_reject({"spin_id": self._awaiting.spin_id, "reason": reason}, actor)
+        player = self.expected_spinner()
+        if self.stage in (Stage.CHOOSING_FIRST, Stage.SPIN_OFF):
+            self._launched = None
+            self._manual_spin = None
+            self._last_settled = self.clock.monotonic()
+            self._note("respin", {"player": player, "reason": reason}, actor)
+            self._changed()
+            return "spin again"
+        if player is None:
+            raise CommandError("nobody may spin now")
+        self._launched = None
+        self._manual_spin = None
+        self._commit(InvalidSpin(reason=reason, player=player), actor)
+        self._say(f"{player}, spin again.")
+        return f"{player} spins again"
+
+    def _cmd_confirm(self, params: Mapping[str, Any], actor: str) -> str:
+        """Settle the verdict waiting for a judge, with the machine's letter or another."""
+        a = self._resolve_awaiting(str(params.get("spin_id") or "") or None)
+        if a is None:
+            raise CommandError("no verdict is waiting for a judge")
+        if a.purpose == "first":
+            raise CommandError("this was an opening spin: choose the first spinner (action 'first')")
+        raw = params.get("letter") or a.verdict.get("letter")
+        if not raw:
+            raise CommandError("the machine could not read the letter: say which letter is up")
+        letter = _letter(raw)
+        self._awaiting = None
+        try:
+            self._settle_letter(a.spin_id, a.player, a.spun_by, letter, actor)
+        except CommandError:
+            self._awaiting = a
+            raise
+        self._note("resolved", {"decision": "confirm", "letter": letter.value}, actor, a.spin_id)
+        return f"{a.player}: {letter.value} confirmed"
+
+    def _cmd_reject(self, params: Mapping[str, Any], actor: str) -> str:
+        """The waiting verdict does not count: the same spinner spins again."""
+        a = self._resolve_awaiting(str(params.get("spin_id") or "") or None)
+        if a is None:
+            raise CommandError("no verdict is waiting for a judge")
+        reason = _clean_text(params.get("reason"), "reason")
+        self._awaiting = None
+        if a.purpose == "spin":
+            try:
+                self._commit(InvalidSpin(reason=reason, player=a.player, spin_id=a.spin_id), actor, a.spin_id)
+            except CommandError:
+                self._awaiting = a
+                raise
+        else:
+            self._note("resolved", {"decision": "reject", "reason": reason}, actor, a.spin_id)
+            self._changed()
+        self._last_settled = self.clock.monotonic()
+        self._say(f"{a.player or 'Spinner'}, spin again.")
+        return f"{a.player or 'the opening spin'}: spin again ({reason})"
+
+    def _cmd_void(self, params: Mapping[str, Any], actor: str) -> str:
+        """Void the most recent settled spin; the same spinner re-spins."""
+        reason = _clean_text(params.get("reason"), "reason")
+        last = self.state.last_spin if self.state else None
+        self._commit(VoidSpin(reason=reason), actor, last.spin_id if last else None)
+        self._say("The last spin is void.")
+        return f"spin of {last.player if last else '?'} voided"
+
+    def _cmd_replace(self, params: Mapping[str, Any], actor: str) -> str:
+        """Re-settle the most recent spin with another letter."""
+        letter = _letter(params.get("letter"))
+        reason = _clean_text(params.get("reason"), "reason")
+        last = self.state.last_spin if self.state else None
+        self._commit(ReplaceLetter(letter=letter, reason=reason), actor, last.spin_id if last else None)
+        return f"last spin now {letter.value}"
+
+    def _cmd_away(self, params: Mapping[str, Any], actor: str) -> str:
+        player = self._player(params)
+        self._commit(Away(player), actor)
+        return f"{player} is away"
+
+    def _cmd_back(self, params: Mapping[str, Any], actor: str) -> str:
+        player = self._player(params)
+        self._commit(Back(player), actor)
+        return f"{player} is back"
+
+    def _cmd_raise_ante(self, params: Mapping[str, Any], actor: str) -> str:
+        to = params.get("to")
+        by = params.get("by")
+        if (to in (None, "")) == (by in (None, "")):
+            raise CommandError('give exactly one of "to" (the new ante) or "by" (the step)')
+        event = RaiseAnte(to=_int(to, "to")) if to not in (None, "") else RaiseAnte(by=_int(by, "by"))
+        new = self._commit(event, actor)
+        return f"the ante becomes {new.ante_after_turn} when the turn passes"
+
+    def _cmd_clock(self, params: Mapping[str, Any], actor: str) -> str:
+        """Pause or resume the ante clock."""
+        what = str(params.get("do") or params.get("action") or "").strip().lower()
+        if what == "pause":
+            if not self.ante_clock.pause():
+                raise CommandError("the ante clock is not running")
+        elif what == "resume":
+            if not self.ante_clock.resume():
+                raise CommandError("the ante clock is not paused")
+        else:
+            raise CommandError('say "pause" or "resume"')
+        self._note("clock", {"action": what, "remaining_s": self.ante_clock.remaining_s()}, actor)
+        self._changed()
+        return f"ante clock {what}d"
+
+    def _cmd_spin_off(self, params: Mapping[str, Any], actor: str) -> str:
+        """Settle a spin-off round by hand: one letter per tied player."""
+        state = self.state
+        if state is None or state.spin_off is None:
+            raise CommandError("no spin-off is pending")
+        raw = params.get("letters")
+        if isinstance(raw, Mapping):
+            letters = {str(k): _letter(v) for k, v in raw.items() if str(v).strip()}
+        else:
+            letters = {p: _letter(params.get(f"letter_{p}")) for p in state.spin_off if params.get(f"letter_{p}")}
+        missing = [p for p in state.spin_off if p not in letters]
+        if missing:
+            raise CommandError(f"give a letter for every tied player: missing {', '.join(missing)}")
+        self._awaiting = None
+        self._commit(SpinOff(letters=letters), actor)
+        return "spin-off round settled"
+
+    def _cmd_adjust_stack(self, params: Mapping[str, Any], actor: str) -> str:
+        player = self._player(params)
+        delta = _int(params.get("delta"), "delta")
+        if delta == 0:
+            raise CommandError("delta must not be 0")
+        reason = _clean_text(params.get("reason"), "reason")
+        self._commit(AdjustStack(player=player, delta=delta, reason=reason), actor)
+        return f"{player} {delta:+d}"
+
+    def _cmd_first(self, params: Mapping[str, Any], actor: str) -> str:
+        """A judge picks the first spinner."""
+        player = self._player(params)
+        a = self._awaiting
+        spin_id = a.spin_id if a is not None and a.purpose == "first" else None
+        self._commit(SetFirst(player), actor, spin_id)
+        if spin_id:
+            self._awaiting = None
+            self._note("resolved", {"decision": "first", "player": player}, actor, spin_id)
+        self._manual_spin = None
+        self._launched = None
+        self._last_settled = self.clock.monotonic()
+        self._say(f"{player} spins first.")
+        return f"{player} spins first"
+
+    def _cmd_nominate(self, params: Mapping[str, Any], actor: str) -> str:
+        """A player names the launcher or a person to spin for them ("" to spin themselves again)."""
+        player = self._player(params)
+        who = str(params.get("spun_by") or "").strip()
+        if len(who) > 40:
+            raise CommandError("spun_by is too long (at most 40 characters)")
+        if who == player:
+            who = ""
+        if who:
+            self._nominees[player] = who
+        else:
+            self._nominees.pop(player, None)
+        self._note("nominate", {"player": player, "spun_by": who}, actor)
+        self._changed()
+        return f"{who} spins for {player}" if who else f"{player} spins themselves"
+
+    def _cmd_launch(self, params: Mapping[str, Any], actor: str) -> str:
+        return self.launch(actor)
+
+    def _cmd_dreidel(self, params: Mapping[str, Any], actor: str) -> str:
+        """Say which dreidel is in use (for the fairness statistics)."""
+        name = _clean_text(params.get("dreidel"), "dreidel", 40)
+        self.dreidel = name
+        self._note("dreidel", {"dreidel": name}, actor)
+        self._changed()
+        return f"dreidel {name} in use"
+
+    def _cmd_new_table(self, params: Mapping[str, Any], actor: str) -> str:
+        """Open the next table once this one has a winner."""
+        if self.state is not None and not self.state.finished:
+            raise CommandError("this table is still playing; it needs a winner first")
+        return self._new_table(actor)
+
+    def _new_table(self, actor: str) -> str:
+        ids = self._table_ids()
+        n = len(ids) + 1
+        name = f"{self.config.table.name}-{n}"
+        self._open_table(name)
+        return f"table {name} opened"
+
+    def _cmd_reconnect(self, params: Mapping[str, Any], actor: str) -> str:
+        """Try the camera and the IMU again now."""
+        self.camera.retry_now()
+        self.imu.retry_now()
+        return "retrying the devices"
+
+    def _cmd_enroll(self, params: Mapping[str, Any], actor: str) -> str:
+        """Teach the recognizer: save the live picture as a labelled still of this dreidel."""
+        letter = _letter(params.get("letter"))
+        frame = self.camera.last_frame
+        if frame is None or not self.camera.ok:
+            raise CommandError("no live camera picture to learn from")
+        import cv2
+
+        self.enroll_dir.mkdir(parents=True, exist_ok=True)
+        n = len(list(self.enroll_dir.glob(f"{letter.value}_*.png"))) + 1
+        path = self.enroll_dir / f"{letter.value}_{n}.png"
+        if not cv2.imwrite(str(path), frame.image):
+            raise CommandError(f"could not write {path}")
+        self._note("enroll", {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}, actor)
+        self._judge_dirty = True
+        return f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
+
+    def _cmd_calibrate(self, params: Mapping[str, Any], actor: str) -> str:
+        """Set the tray circle (pixels) and/or seat bearings (degrees, 0 = top, clockwise)."""
+        tray = self.calibration.tray
+        if any(params.get(k) not in (None, "") for k in ("tray_cx", "tray_cy", "tray_r")):
+            cx, cy, r = (_float(params.get(k), k) for k in ("tray_cx", "tray_cy", "tray_r"))
+            if r <= 0:
+                raise CommandError("tray_r must be positive")
+            frame = self.camera.last_frame
+            if frame is not None:
+                h, w = frame.image.shape[:2]
+                if not (0 <= cx < w and 0 <= cy < h):
+                    raise CommandError(f"the tray centre must lie in the {w}x{h} picture")
+            tray = (cx, cy, r)
+        seats = dict(self.calibration.seats)
+        raw = params.get("seats")
+        if isinstance(raw, Mapping):
+            items = list(raw.items())
+        else:
+            items = [(k[len("seat_"):], v) for k, v in params.items() if k.startswith("seat_") and str(v).strip()]
+        for name, value in items:
+            if self.state is None or name not in self.state.names():
+                raise CommandError(f"{name!r} is not seated at this table")
+            seats[name] = _float(value, f"bearing of {name}") % 360.0
+        self.calibration = Calibration(tray, seats)
+        path = self.data_dir / "calibration.json"
+        path.write_text(json.dumps(self.calibration.to_json(), indent=1), encoding="utf-8")
+        self._note("calibrate", self.calibration.to_json(), actor)
+        self._judge_dirty = True
+        self._changed()
+        return "calibration saved"
+
+    # ------------------------------------------------------------------------------- what the web reads
+
+    def note_login(self, actor: str, ok: bool, addr: str) -> None:
+        """Log a judge's login (or a failed attempt) in the log of who did what."""
+        with self._lock:
+            self._note("login", {"ok": ok, "addr": addr}, actor if ok else "machine")
+
+    def _banner(self) -> str | None:
+        parts = []
+        if not self.camera.ok:
+            why = "no camera" if not self.camera.configured else "camera not working"
+            parts.append(f"{why}: a judge enters spins by hand")
+        elif self._judge is None and self._judge_builder is None:
+            parts.append("no spin judge: a judge enters spins by hand")
+        if not self.imu.ok:
+            why = "no IMU" if not self.imu.configured else "IMU not answering"
+            parts.append(f"{why}: judging by camera only")
+        return "; ".join(parts) or None
+
+    def display_phase(self) -> str:
+        """The phase shown on the display."""
+        stage = self.stage
+        if stage is Stage.FINISHED:
+            return "finished"
+        if self._awaiting is not None:
+            return "judge_needed"
+        if not self.camera.ok or self._judge is None:
+            return "spinning" if self._manual_spin is not None else "manual"
+        return self._spin_phase or "ready"
+
+    def _message(self) -> str:
+        s = self.state
+        stage = self.stage
+        if s is None:
+            return "Opening the table"
+        if stage is Stage.FINISHED:
+            return f"{s.winner} wins the table!"
+        if self._awaiting is not None:
+            a = self._awaiting
+            return f"Judge needed: {a.verdict.get('reason_text') or 'the machine is unsure'}"
+        if stage is Stage.CHOOSING_FIRST:
+            return "Spin the dreidel: its tip points at the first spinner"
+        if stage is Stage.SPIN_OFF:
+            return f"Spin-off: {' vs '.join(s.spin_off or ())} — {self.expected_spinner()} to spin"
+        if s.current is None:
+            return "Everybody still in is away"
+        if self._message_note:
+            return self._message_note
+        who = self._nominees.get(s.current)
+        if who == "launcher":
+            return f"{s.current} to spin — press the button, the launcher spins"
+        if who:
+            return f"{s.current} to spin — {who} spins for them"
+        return f"{s.current} to spin"
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the display shows: the replay output plus phase, clock, health and more."""
+        with self._lock:
+            s = self.state
+            base: dict[str, Any] = state_to_json(s) if s is not None else {
+                "players": [], "pot": 0, "ante": self.config.table.ante, "next": None, "winner": None,
+                "spins": 0, "pending": None}
+            current = self.expected_spinner()
+            seats = []
+            if s is not None:
+                for i, p in enumerate(s.players):
+                    seats.append({"seat": i + 1, "name": p.name, "stack": p.stack, "status": p.status.value,
+                                  "place": p.place, "current": p.name == current, "wild_card": p.wild_card,
+                                  "spun_by": self._nominees.get(p.name),
+                                  "spin_off_letter": (self._spin_off_letters[p.name].value
+                                                      if p.name in self._spin_off_letters else None)})
+            last = s.last_spin if s is not None else None
+            last_json = None
+            if last is not None:
+                last_json = {"number": last.number, "player": last.player, "letter": last.letter.value,
+                             "hebrew": last.letter.hebrew, "spun_by": last.spun_by, "spin_id": last.spin_id,
+                             "ante": last.ante, "pot_before": last.pot_before, "pot_after": last.pot_after,
+                             "stack_change": last.stack_change, "all_ante": last.all_ante,
+                             "knocked_out": list(last.knocked_out), "stable_s": self._stable_of(last.spin_id),
+                             "evidence": self.evidence_files(last.spin_id) if last.spin_id else []}
+            recent = list(self._recent)[:12]
+            return {
+                **base,
+                "table": self.table,
+                "version": self._version,
+                "stage": self.stage.value,
+                "phase": self.display_phase(),
+                "spin_phase": self._spin_phase,
+                "message": self._message(),
+                "banner": self._banner(),
+                "seats": seats,
+                "spinner": current,
+                "pending_raise": s.pending_raise if s else 0,
+                "ante_after_turn": s.ante_after_turn if s else self.config.table.ante,
+                "clock": {**self.ante_clock.view().to_json(), "speed": self.speed},
+                "last_spin": last_json,
+                "recent": recent,
+                "invalid_spins": s.invalid_spins if s else 0,
+                "standings": [{"name": p.name, "stack": p.stack, "status": p.status.value, "place": p.place}
+                              for p in (s.standings() if s else ())],
+                "eliminations": [{"player": e.player, "place": e.place, "cause": e.cause.value,
+                                  "after_spins": e.after_spins, "stack_before": e.stack_before}
+                                 for e in (s.eliminations if s else ())],
+                "awaiting_judge": self._awaiting.to_json() if self._awaiting else None,
+                "health": {"camera": self.camera.health.to_json(), "imu": self.imu.health.to_json(),
+                           "launcher": {"status": "ok" if self.launcher else "absent",
+                                        "detail": "ready" if self.launcher else "no launcher"},
+                           "judge": {"status": "ok" if self._judge else "absent",
+                                     "detail": "judging spins" if self._judge else "manual entry"}},
+                "faults": [f.to_json() for f in list(self._faults)[-10:]],
+                "led": self._led or "ready",
+                "mode": "sim" if self.world is not None else "live",
+                "dreidel": self.dreidel,
+                "nominees": dict(self._nominees),
+                "prize": self.config.table.prize,
+            }
+
+    def _stable_of(self, spin_id: str | None) -> float | None:
+        value = self._verdict_info.get(spin_id or "", {}).get("stable_s")
+        return None if value is None else float(value)
+
+    def _publish(self) -> None:
+        if self._version != self._published or self._phase_published != self.display_phase():
+            self._published = self._version
+            self._phase_published = self.display_phase()
+            self.broker.publish("state", self.snapshot())
+
+    _phase_published = ""
+
+    def faults(self) -> list[Fault]:
+        """Every fault since start-up (and those logged before), oldest first."""
+        with self._lock:
+            return list(self._faults)
+
+    def log_entries(self, limit: int = 200) -> list[LoggedEvent]:
+        """The latest events of this table (rules events and notes), newest first."""
+        events = self.log.events(self.table)
+        return list(reversed(events[-limit:]))
+
+    def spins(self) -> list[dict[str, Any]]:
+        """Every judged spin of this table with its verdict and evidence, newest first."""
+        out = []
+        for e in self.log.events(self.table):
+            if e.name == "note:verdict" and e.spin_id:
+                out.append({"spin_id": e.spin_id, "t": e.t, "actor": e.actor, **{k: v for k, v in e.payload.items()
+                                                                                 if k not in ("event", "evidence")},
+                            "evidence": self.evidence_files(e.spin_id)})
+        return list(reversed(out))
+
+    def spin(self, spin_id: str) -> dict[str, Any] | None:
+        """One spin's verdict, evidence and what the table did with it."""
+        for entry in self.spins():
+            if entry["spin_id"] == spin_id:
+                entry["events"] = [{"seq": e.seq, "t": e.t, "actor": e.actor, "payload": e.payload}
+                                   for e in self.log.events(self.table) if e.spin_id == spin_id]
+                return entry
+        return None
+
+    def fairness(self) -> list[FairnessReport]:
+        """Letter counts per dreidel over every table in the log, with the chi-square bias test."""
+        pairs: list[tuple[str, Letter]] = []
+        for table in self.log.tables():
+            dreidel = self.config.table.dreidel
+            spins: list[tuple[str, Letter]] = []
+            for e in self.log.events(table):
+                name = e.name
+                if name == "note:dreidel":
+                    dreidel = str(e.payload.get("dreidel"))
+                elif name == "spin":
+                    spins.append((dreidel, Letter.parse(str(e.payload["letter"]))))
+                elif name == "replace_letter" and spins:
+                    spins[-1] = (spins[-1][0], Letter.parse(str(e.payload["letter"])))
+                elif name == "void_spin" and spins:
+                    spins.pop()
+            pairs += spins
+        return fairness_by_dreidel(pairs)
+
+    def camera_jpeg(self) -> bytes | None:
+        """The latest camera picture as JPEG (for calibration and teaching)."""
+        frame = self.camera.last_frame
+        if frame is None:
+            return None
+        import cv2
+
+        ok, buf = cv2.imencode(".jpg", frame.image, [cv2.IMWRITE_JPEG_QUALITY, 85])
+        return bytes(buf) if ok else None
