@@ -8,6 +8,13 @@ from controller.rules.errors import RuleError, ScriptError
 from controller.rules.events import Event, event_to_json, parse_event
 from controller.rules.letters import Letter
 from controller.rules.table import PlayerStatus, TableConfig, TableState, apply, replay, state_to_json
+from controller.rules.tournament import (
+    TournamentConfig,
+    TournamentState,
+    apply_tournament,
+    draw_wild_card,
+    replay_tournament,
+)
 
 __all__ = [
     "Event",
@@ -17,9 +24,14 @@ __all__ = [
     "ScriptError",
     "TableConfig",
     "TableState",
+    "TournamentConfig",
+    "TournamentState",
     "apply",
+    "apply_tournament",
+    "draw_wild_card",
     "event_to_json",
     "parse_event",
     "replay",
+    "replay_tournament",
     "state_to_json",
 ]

@@ -390,9 +390,9 @@ def _open(state: TableState | None, event: OpenTable, config: TableConfig) -> Ta
     ante = config.ante if event.ante is None else event.ante
     if ante < 1:
         raise ConfigError(f"the ante must be at least 1, not {ante}")
-    if stack < ante:
-        raise ConfigError(f"a starting stack of {stack} cannot post the opening ante of {ante}")
     stacks = dict(event.stacks or {})
+    if stack < ante and any(n not in stacks for n in names):
+        raise ConfigError(f"a starting stack of {stack} cannot post the opening ante of {ante}")
     for name, value in stacks.items():
         if name not in names:
             raise UnknownPlayer(f"stacks names {name!r}, who is not among the players")
