@@ -1,0 +1,549 @@
+"""The overhead camera: a felt tray on a table, a lettered 3D dreidel, its shadow, hands, blur and noise.
+
+Everything is drawn with OpenCV and NumPy. The static picture (table, tray, rim, lighting falloff) is
+made once per scene. Each frame then draws the dreidel as a small polygon mesh projected with a
+pinhole camera (painter's order, back faces culled, Lambert + Blinn shading) at 2x supersampling in a
+region around it; the lettered faces are Pillow-drawn textures warped onto the projected face with
+``cv2.warpPerspective``. While the dreidel spins, the frame averages several sub-frame renders
+spread over the exposure, which is the camera's motion blur. Hands are thick shaded strokes with a
+soft shadow. Exposure drifts slowly and every frame gets sensor noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+
+import cv2
+import numpy as np
+
+from hardware.sim.dreidel import DreidelStyle, TipShape, face_textures
+from hardware.sim.hand import HandMotion, HandPose
+from hardware.sim.physics import Pose
+
+SS = 2  # supersampling of the dreidel layer (anti-aliased edges)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """The fixed set-up of one session: picture size, camera, tray, table, light and sensor."""
+
+    width: int
+    height: int
+    camera_height_mm: float
+    focal_px: float
+    cx: float
+    cy: float
+    yaw: float  # camera rotation about the vertical (rad)
+    tray_round: bool
+    tray_radius_mm: float  # radius, or half the side of a square tray
+    rim_mm: float
+    felt_bgr: tuple[int, int, int]
+    rim_bgr: tuple[int, int, int]
+    table_bgr: tuple[int, int, int]
+    light: tuple[float, float, float]  # unit vector toward the lamp
+    noise_sigma: float
+    exposure_amp: float
+    exposure_period_s: float
+    exposure_s: float  # shutter time (motion blur)
+    seed: int
+
+    @classmethod
+    def random(cls, seed: int, width: int = 640, height: int = 480) -> Scene:
+        """A plausible table set-up drawn from ``seed``."""
+        if width < 160 or height < 120:
+            raise ValueError(f"picture {width}x{height} is too small: at least 160x120")
+        rng = np.random.default_rng([seed, 0x5CE7E])
+        cam_h = float(rng.uniform(350.0, 600.0))
+        round_tray = bool(rng.random() < 0.6)
+        radius = float(rng.uniform(150.0, 200.0))
+        rim = float(rng.uniform(10.0, 18.0))
+        # the whole tray (with its rim) fills 80-95 % of the picture's short side
+        fill = float(rng.uniform(0.8, 0.95))
+        span = 2.0 * (radius + rim) * (math.sqrt(2.0) if not round_tray and min(width, height) == height else 1.0)
+        span = 2.0 * (radius + rim) if round_tray else 2.0 * (radius + rim) * 1.02
+        focal = fill * min(width, height) * cam_h / span
+        felts = ((40, 110, 30), (35, 60, 140), (120, 70, 30), (60, 60, 60), (45, 90, 120), (110, 110, 105), (30, 30, 120))
+        felt = np.array(felts[int(rng.integers(len(felts)))], dtype=float) + rng.normal(0, 8, 3)
+        rims = ((50, 80, 120), (30, 30, 30), (160, 160, 160), (40, 60, 90))
+        tables = ((70, 110, 150), (40, 70, 100), (150, 150, 150), (90, 130, 170))
+        la = float(rng.uniform(0, 2 * math.pi))
+        elev = float(rng.uniform(math.radians(50), math.radians(80)))
+        light = (math.cos(la) * math.cos(elev), math.sin(la) * math.cos(elev), math.sin(elev))
+        return cls(
+            width=width,
+            height=height,
+            camera_height_mm=cam_h,
+            focal_px=focal,
+            cx=width / 2 + float(rng.normal(0, width * 0.01)),
+            cy=height / 2 + float(rng.normal(0, height * 0.01)),
+            yaw=float(rng.uniform(0, 2 * math.pi)),
+            tray_round=round_tray,
+            tray_radius_mm=radius,
+            rim_mm=rim,
+            felt_bgr=_bgr(felt),
+            rim_bgr=_bgr(np.array(rims[int(rng.integers(len(rims)))]) + rng.normal(0, 8, 3)),
+            table_bgr=_bgr(np.array(tables[int(rng.integers(len(tables)))]) + rng.normal(0, 8, 3)),
+            light=light,
+            noise_sigma=float(rng.uniform(1.5, 4.5)),
+            exposure_amp=float(rng.uniform(0.01, 0.04)),
+            exposure_period_s=float(rng.uniform(8.0, 30.0)),
+            exposure_s=float(rng.uniform(1 / 250, 1 / 90)),
+            seed=seed,
+        )
+
+    # -- geometry ---------------------------------------------------------------------------
+    def project(self, pts: np.ndarray) -> np.ndarray:
+        """World points (N x 3, mm; z up from the tray) -> pixel coordinates (N x 2, float)."""
+        c, s = math.cos(self.yaw), math.sin(self.yaw)
+        xc = c * pts[:, 0] - s * pts[:, 1]
+        yc = s * pts[:, 0] + c * pts[:, 1]
+        d = self.camera_height_mm - pts[:, 2]
+        return np.stack([self.cx + self.focal_px * xc / d, self.cy - self.focal_px * yc / d], axis=1)
+
+    def px_per_mm(self, z: float = 0.0) -> float:
+        """Scale at height ``z`` above the tray."""
+        return self.focal_px / (self.camera_height_mm - z)
+
+    def inside_tray(self, x: float, y: float) -> bool:
+        """Is the tray point (mm) on the felt (inside the rim)?"""
+        if self.tray_round:
+            return math.hypot(x, y) <= self.tray_radius_mm
+        return max(abs(x), abs(y)) <= self.tray_radius_mm
+
+    def in_picture(self, x: float, y: float, margin_px: float = 0.0) -> bool:
+        u, v = self.project(np.array([[x, y, 0.0]]))[0]
+        return -margin_px <= u < self.width + margin_px and -margin_px <= v < self.height + margin_px
+
+
+def _bgr(v: np.ndarray) -> tuple[int, int, int]:
+    c = np.clip(np.asarray(v, dtype=float), 0, 255).astype(int)
+    return (int(c[0]), int(c[1]), int(c[2]))
+
+
+# -- the static background --------------------------------------------------------------------
+
+
+@lru_cache(maxsize=8)
+def background(scene: Scene) -> np.ndarray:
+    """The empty tray on its table as the camera sees it (BGR uint8), lit and vignetted."""
+    rng = np.random.default_rng([scene.seed, 0xBA6])
+    h, w = scene.height, scene.width
+    vv, uu = np.mgrid[0:h, 0:w].astype(np.float32)
+    H = scene.camera_height_mm
+    xc = (uu - scene.cx) * H / scene.focal_px
+    yc = -(vv - scene.cy) * H / scene.focal_px
+    c, s = math.cos(scene.yaw), math.sin(scene.yaw)
+    X = c * xc + s * yc
+    Y = -s * xc + c * yc
+    R = scene.tray_radius_mm
+    dist = np.hypot(X, Y) if scene.tray_round else np.maximum(np.abs(X), np.abs(Y))
+    felt = dist <= R
+    rim = (dist > R) & (dist <= R + scene.rim_mm)
+
+    img = np.empty((h, w, 3), np.float32)
+    # table: wood grain along X
+    grain = np.sin(X * 0.08 + 3.0 * np.sin(Y * 0.01) + rng.uniform(0, 6)) * 0.5 + 0.5
+    table = np.array(scene.table_bgr, np.float32)[None, None, :] * (0.92 + 0.1 * grain[:, :, None] ** 2)
+    img[:] = table
+    # felt: fine fibres plus soft blotches
+    fib = rng.normal(0, 1, (h, w)).astype(np.float32)
+    fib = cv2.GaussianBlur(fib, (0, 0), 0.8)
+    blot = cv2.resize(rng.normal(0, 1, (h // 24 + 2, w // 24 + 2)).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+    felt_shade = 1.0 + 0.05 * fib + 0.025 * blot
+    # the rim throws a soft shadow onto the felt on the side away from the lamp
+    lx, ly = scene.light[0], scene.light[1]
+    if scene.tray_round:
+        nx, ny = X / np.maximum(np.hypot(X, Y), 1e-3), Y / np.maximum(np.hypot(X, Y), 1e-3)
+    else:
+        ax_ = np.abs(X) >= np.abs(Y)
+        nx = np.where(ax_, np.sign(X), 0.0)
+        ny = np.where(ax_, 0.0, np.sign(Y))
+    facing = np.clip(-(nx * lx + ny * ly), 0, 1)  # rim sides facing the lamp throw no shadow inward
+    edge = np.clip((R - dist) / 18.0, 0, 1)
+    shadow = 1.0 - 0.25 * (1.0 - edge) * (1.0 - facing)
+    felt_col = np.array(scene.felt_bgr, np.float32)[None, None, :] * (felt_shade * shadow)[:, :, None]
+    img[felt] = felt_col[felt]
+    # rim: lit on the side facing the lamp
+    rim_shade = 0.75 + 0.45 * np.clip(nx * lx + ny * ly + 0.3, 0, 1)
+    rim_col = np.array(scene.rim_bgr, np.float32)[None, None, :] * rim_shade[:, :, None]
+    img[rim] = rim_col[rim]
+    # the rim's drop shadow on the table
+    out_sh = np.clip(1.0 - (dist - R - scene.rim_mm) / 15.0, 0, 1) * (dist > R + scene.rim_mm)
+    img *= (1.0 - 0.3 * out_sh * (1.0 - facing))[:, :, None]
+    # the lamp's falloff across the picture and lens vignetting
+    lamp = 1.0 + 0.12 * (X * lx + Y * ly) / (R + scene.rim_mm)
+    rr = np.hypot(uu - w / 2, vv - h / 2) / math.hypot(w / 2, h / 2)
+    vign = 1.0 - 0.22 * rr**2
+    img *= (lamp * vign)[:, :, None]
+    img = cv2.GaussianBlur(img, (0, 0), 0.6)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+# -- the dreidel mesh ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """A dreidel as polygons in its body frame (tip at the origin, axis +z, mm)."""
+
+    verts: np.ndarray  # V x 3
+    faces: tuple[tuple[int, ...], ...]  # vertex indices, counter-clockwise seen from outside
+    normals: np.ndarray  # F x 3, outward
+    colours: np.ndarray  # F x 3 BGR float
+    texture: tuple[int, ...]  # face index into face_textures, or -1
+    gloss: float
+    length: float
+
+
+@lru_cache(maxsize=32)
+def dreidel_mesh(style: DreidelStyle) -> Mesh:
+    a = style.body_mm / 2.0
+    p, hb, hl, hr = style.tip_mm, style.body_h_mm, style.handle_mm, style.handle_r_mm
+    z0, z1 = p, p + hb
+    verts: list[tuple[float, float, float]] = []
+    faces: list[tuple[int, ...]] = []
+    cols: list[tuple[int, int, int]] = []
+    tex: list[int] = []
+
+    def v(x: float, y: float, z: float) -> int:
+        verts.append((x, y, z))
+        return len(verts) - 1
+
+    corner = [(a * math.sqrt(2) * math.cos(k * math.pi / 2 - math.pi / 4),
+               a * math.sqrt(2) * math.sin(k * math.pi / 2 - math.pi / 4)) for k in range(4)]
+    bottom = [v(cx, cy, z0) for cx, cy in corner]
+    top = [v(cx, cy, z1) for cx, cy in corner]
+    # side faces: face k spans corners k (right-hand side seen from outside is corner k+1)
+    for k in range(4):
+        k1 = (k + 1) % 4
+        # texture order: top-left, top-right, bottom-right, bottom-left (seen from outside)
+        faces.append((top[k], top[k1], bottom[k1], bottom[k]))
+        cols.append(style.face_bgrs[k] if style.face_bgrs else style.body_bgr)
+        tex.append(k)
+    faces.append(tuple(top))
+    cols.append(style.body_bgr)
+    tex.append(-1)
+    # tip: a pyramid, or a rounded cone (a bulged ring halfway down)
+    if style.tip_shape is TipShape.ROUNDED:
+        ring_n = 8
+        ring = [v(0.78 * a * math.sqrt(2) * math.cos(j * 2 * math.pi / ring_n - math.pi / 4) * 0.85,
+                  0.78 * a * math.sqrt(2) * math.sin(j * 2 * math.pi / ring_n - math.pi / 4) * 0.85,
+                  0.45 * p) for j in range(ring_n)]
+        apex = v(0.0, 0.0, 0.0)
+        for j in range(ring_n):
+            j1 = (j + 1) % ring_n
+            faces.append((apex, ring[j1], ring[j]))
+            cols.append(style.body_bgr)
+            tex.append(-1)
+            kb = (j // 2) % 4
+            faces.append((ring[j], ring[j1], bottom[(kb + (1 if j % 2 else 0)) % 4]))
+            cols.append(style.body_bgr)
+            tex.append(-1)
+        for k in range(4):
+            faces.append((bottom[k], bottom[(k + 1) % 4], ring[(2 * k + 2) % ring_n], ring[(2 * k + 1) % ring_n]))
+            cols.append(style.body_bgr)
+            tex.append(-1)
+    else:
+        apex = v(0.0, 0.0, 0.0)
+        for k in range(4):
+            faces.append((apex, bottom[(k + 1) % 4], bottom[k]))
+            cols.append(style.body_bgr)
+            tex.append(-1)
+    # handle: a cylinder with a cap
+    n = 10
+    hb_ring = [v(hr * math.cos(j * 2 * math.pi / n), hr * math.sin(j * 2 * math.pi / n), z1) for j in range(n)]
+    ht_ring = [v(0.85 * hr * math.cos(j * 2 * math.pi / n), 0.85 * hr * math.sin(j * 2 * math.pi / n), z1 + hl)
+               for j in range(n)]
+    for j in range(n):
+        j1 = (j + 1) % n
+        faces.append((hb_ring[j], hb_ring[j1], ht_ring[j1], ht_ring[j]))
+        cols.append(style.handle_bgr)
+        tex.append(-1)
+    faces.append(tuple(ht_ring))
+    cols.append(style.handle_bgr)
+    tex.append(-1)
+
+    vert_arr = np.array(verts, dtype=np.float64)
+    normals = []
+    for f in faces:
+        pts = vert_arr[list(f)]
+        centroid = pts.mean(axis=0)
+        nrm = np.zeros(3)
+        for j in range(len(f)):  # Newell's method: robust for any planar polygon
+            cur, nxt = pts[j], pts[(j + 1) % len(f)]
+            nrm += np.cross(cur, nxt)
+        nrm /= max(float(np.linalg.norm(nrm)), 1e-12)
+        # outward: away from the axis for sides, up for caps, down-and-out for the tip
+        if abs(centroid[0]) + abs(centroid[1]) < 1e-6:
+            ref = np.array([0.0, 0.0, 1.0])
+        else:
+            ref = np.array([centroid[0], centroid[1], 0.0])
+            if centroid[2] < z0 - 1e-6:
+                ref[2] = -0.5 * float(np.linalg.norm(ref))
+        normals.append(nrm if float(np.dot(nrm, ref)) >= 0 else -nrm)
+    return Mesh(
+        verts=vert_arr,
+        faces=tuple(faces),
+        normals=np.array(normals),
+        colours=np.array(cols, dtype=np.float32),
+        texture=tuple(tex),
+        gloss=style.gloss,
+        length=style.length_mm,
+    )
+
+
+def place(mesh: Mesh, pose: Pose) -> tuple[np.ndarray, np.ndarray]:
+    """World vertices and normals of the mesh in ``pose`` (resting on its lowest point)."""
+    r = pose.rotation()
+    vw = mesh.verts @ r.T
+    contact = np.array([0.0, 0.0, mesh.length]) @ r.T if pose.upside_down else np.zeros(3)
+    vw[:, 0] += pose.x - contact[0]
+    vw[:, 1] += pose.y - contact[1]
+    vw[:, 2] += -vw[:, 2].min() + pose.lift
+    return vw, mesh.normals @ r.T
+
+
+# -- frame rendering -------------------------------------------------------------------------------
+
+
+class Renderer:
+    """Draws frames of one scene with one dreidel style."""
+
+    def __init__(self, scene: Scene, style: DreidelStyle) -> None:
+        self.scene = scene
+        self.style = style
+        self.mesh = dreidel_mesh(style)
+        self.textures = [t.astype(np.float32) for t in face_textures(style)]
+        self.bg = background(scene)
+        rng = np.random.default_rng([scene.seed, 0x1015E])
+        pad = 32
+        noise = rng.normal(0.0, scene.noise_sigma, (scene.height + pad, scene.width + pad, 3))
+        self._noise_pos = np.clip(noise, 0, 255).astype(np.uint8)
+        self._noise_neg = np.clip(-noise, 0, 255).astype(np.uint8)
+        self._pad = pad
+        self._light = np.array(scene.light)
+        half = self._light + np.array([0.0, 0.0, 1.0])
+        self._half = half / np.linalg.norm(half)
+        self._exp_phase = float(rng.uniform(0, 2 * math.pi))
+
+    # -- public ------------------------------------------------------------------------------
+    def render(
+        self,
+        t: float,
+        poses: list[Pose],
+        hands: list[tuple[HandMotion, HandPose]],
+        finish: bool = True,
+    ) -> np.ndarray:
+        """One frame at ``t``: ``poses`` are the dreidel over the exposure (one, or several to blur)."""
+        frame = self.bg.copy()
+        if poses:
+            self._draw_shadow(frame, poses[len(poses) // 2])
+        for motion, hp in hands:
+            self._draw_hand_shadow(frame, motion, hp)
+        if poses:
+            self._draw_dreidel(frame, poses)
+        for motion, hp in hands:
+            self._draw_hand(frame, motion, hp)
+        if finish:
+            self._finish(frame, t)
+        return frame
+
+    # -- dreidel -----------------------------------------------------------------------------
+    def _roi(self, pts: np.ndarray, margin: int) -> tuple[int, int, int, int] | None:
+        x0 = int(math.floor(pts[:, 0].min())) - margin
+        y0 = int(math.floor(pts[:, 1].min())) - margin
+        x1 = int(math.ceil(pts[:, 0].max())) + margin
+        y1 = int(math.ceil(pts[:, 1].max())) + margin
+        x0, y0 = max(x0, 0), max(y0, 0)
+        x1, y1 = min(x1, self.scene.width), min(y1, self.scene.height)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            return None
+        return x0, y0, x1, y1
+
+    def _draw_shadow(self, frame: np.ndarray, pose: Pose) -> None:
+        vw, _ = place(self.mesh, pose)
+        light = self._light
+        ground = vw - (vw[:, 2:3] / light[2]) * light[None, :]
+        ground[:, 2] = 0.0
+        pts = self.scene.project(np.vstack([ground, vw[vw[:, 2] < 1.0]]))
+        blur = max(1.5, 0.12 * self.mesh.length * self.scene.px_per_mm())
+        roi = self._roi(pts, int(3 * blur) + 2)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        mask = np.zeros((y1 - y0, x1 - x0), np.float32)
+        hull = cv2.convexHull((pts - [x0, y0]).astype(np.float32)).astype(np.int32)
+        cv2.fillConvexPoly(mask, hull, 1.0, lineType=cv2.LINE_AA)
+        mask = cv2.GaussianBlur(mask, (0, 0), blur)
+        sub = frame[y0:y1, x0:x1].astype(np.float32)
+        sub *= (1.0 - 0.45 * mask)[:, :, None]
+        frame[y0:y1, x0:x1] = sub.astype(np.uint8)
+
+    def _draw_dreidel(self, frame: np.ndarray, poses: list[Pose]) -> None:
+        placed = [place(self.mesh, p) for p in poses]
+        allpts = np.vstack([self.scene.project(vw) for vw, _ in placed])
+        roi = self._roi(allpts, 3)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        base = frame[y0:y1, x0:x1]
+        big = cv2.resize(base, ((x1 - x0) * SS, (y1 - y0) * SS), interpolation=cv2.INTER_LINEAR)
+        acc = np.zeros(big.shape, np.float32)
+        for vw, nw in placed:
+            layer = big.copy()
+            self._draw_mesh(layer, vw, nw, x0, y0)
+            acc += layer
+        acc /= len(placed)
+        frame[y0:y1, x0:x1] = cv2.resize(acc, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.uint8)
+
+    def _draw_mesh(self, layer: np.ndarray, vw: np.ndarray, nw: np.ndarray, x0: int, y0: int) -> None:
+        sc = self.scene
+        px = (sc.project(vw) - [x0, y0]) * SS
+        cam = np.array([0.0, 0.0, sc.camera_height_mm])
+        mesh = self.mesh
+        order = []
+        for i, f in enumerate(mesh.faces):
+            centre = vw[list(f)].mean(axis=0)
+            to_cam = cam - centre
+            if float(np.dot(nw[i], to_cam)) <= 0.0:
+                continue
+            order.append((float(np.dot(to_cam, to_cam)), i))
+        order.sort(reverse=True)
+        h, w = layer.shape[:2]
+        for _, i in order:
+            n = nw[i]
+            diffuse = max(0.0, float(np.dot(n, self._light)))
+            shade = 0.38 + 0.72 * diffuse
+            spec = mesh.gloss * max(0.0, float(np.dot(n, self._half))) ** 24 * 255.0
+            f = mesh.faces[i]
+            poly = px[list(f)]
+            k = mesh.texture[i]
+            if k >= 0:
+                tex = self.textures[k]
+                th, tw = tex.shape[:2]
+                src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
+                hmat = cv2.getPerspectiveTransform(src, poly.astype(np.float32))
+                shaded = np.clip(tex * shade + spec, 0, 255).astype(np.uint8)
+                cv2.warpPerspective(
+                    shaded, hmat, (w, h), dst=layer, flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_TRANSPARENT
+                )
+            else:
+                col = np.clip(mesh.colours[i] * shade + spec, 0, 255)
+                cv2.fillConvexPoly(
+                    layer, np.round(poly * 16).astype(np.int32), (float(col[0]), float(col[1]), float(col[2])),
+                    lineType=cv2.LINE_AA, shift=4,
+                )
+
+    # -- hands -------------------------------------------------------------------------------
+    def _hand_strokes(self, motion: HandMotion, hp: HandPose) -> list[tuple[np.ndarray, np.ndarray, float, int]]:
+        """The hand as strokes: (start xyz, end xyz, width mm, 0 skin / 1 sleeve)."""
+        look = motion.look
+        sc = look.scale
+        ax, ay = math.cos(hp.arm_angle), math.sin(hp.arm_angle)
+        a = np.array([ax, ay, 0.0])
+        b = np.array([-ay, ax, 0.0]) * look.side
+        f = np.array([hp.x, hp.y, hp.z])
+        up = np.array([0.0, 0.0, 1.0])
+        knuck = f + a * 62 * sc + up * 18
+        palm = f + a * 95 * sc + up * 26
+        wrist = f + a * 140 * sc + up * 34
+        elbow = f + a * 420 * sc + up * 160
+        cuff = wrist + (elbow - wrist) * 0.45
+        strokes = [
+            (cuff, elbow + a * 200, 95.0 * sc, 1),
+            (wrist, cuff, 62.0 * sc, 0),
+            (palm - a * 18 * sc, wrist, 78.0 * sc, 0),
+        ]
+        g = hp.grip
+        for j, off in enumerate((-27.0, -9.0, 9.0, 27.0)):
+            base = knuck + b * off * sc
+            length = (52.0, 62.0, 60.0, 48.0)[j] * sc
+            pinch = f + b * off * 0.25 * sc + up * 6
+            spread = base - a * length + b * off * 0.5 * sc - up * 10
+            tip = pinch * (1 - g) + spread * g
+            strokes.append((base, tip, 17.0 * sc, 0))
+        thumb0 = palm + b * 34 * sc
+        thumb_tip = (f + b * 10 * sc + up * 4) * (1 - g) + (palm + b * 75 * sc - a * 30 * sc) * g
+        strokes.append((thumb0, thumb_tip, 20.0 * sc, 0))
+        return strokes
+
+    def _draw_hand(self, frame: np.ndarray, motion: HandMotion, hp: HandPose) -> None:
+        sc = self.scene
+        strokes = self._hand_strokes(motion, hp)
+        ends = np.array([p for s in strokes for p in (s[0], s[1])])
+        px = sc.project(ends)
+        widths = [s[2] * sc.px_per_mm(float(min(s[0][2], s[1][2]))) for s in strokes]
+        roi = self._roi(px, int(max(widths)) + 4)
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        layer = frame[y0:y1, x0:x1].copy()
+        mask = np.zeros(layer.shape[:2], np.uint8)
+        skin = np.array(motion.look.skin_bgr, float)
+        sleeve = np.array(motion.look.sleeve_bgr, float)
+        lx, ly = self._light[0], self._light[1]
+        for j, (_s0, _s1, _wmm, kind) in enumerate(strokes):
+            p0 = (px[2 * j] - [x0, y0]) * 16
+            p1 = (px[2 * j + 1] - [x0, y0]) * 16
+            width = widths[j]
+            col = sleeve if kind else skin
+            # cylinder shading: dark rim, lit core shifted toward the lamp
+            for frac, bright in ((1.0, 0.62), (0.78, 0.82), (0.5, 1.0), (0.22, 1.12)):
+                shift = np.array([lx, -ly]) * width * (1 - frac) * 0.35 * 16
+                c = np.clip(col * bright, 0, 255)
+                q0 = tuple(int(v) for v in np.round(p0 + shift))
+                q1 = tuple(int(v) for v in np.round(p1 + shift))
+                thick = max(1, int(round(width * frac)))
+                cv2.line(layer, q0, q1, (float(c[0]), float(c[1]), float(c[2])), thick, cv2.LINE_AA, 4)
+                if frac == 1.0:
+                    cv2.line(mask, q0, q1, 255, thick, cv2.LINE_AA, 4)
+        layer = cv2.GaussianBlur(layer, (0, 0), 1.0)
+        alpha = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[:, :, None] / 255.0
+        sub = frame[y0:y1, x0:x1].astype(np.float32)
+        frame[y0:y1, x0:x1] = (sub * (1 - alpha) + layer.astype(np.float32) * alpha).astype(np.uint8)
+
+    def _draw_hand_shadow(self, frame: np.ndarray, motion: HandMotion, hp: HandPose) -> None:
+        sc = self.scene
+        strokes = self._hand_strokes(motion, hp)
+        light = self._light
+        ends = []
+        for s0, s1, _, _ in strokes:
+            for p in (s0, s1):
+                g = p - (p[2] / light[2]) * light
+                g[2] = 0.0
+                ends.append(g)
+        px = sc.project(np.array(ends))
+        k = sc.px_per_mm()
+        blur = max(3.0, 0.06 * hp.z * k + 3.0)
+        roi = self._roi(px, int(60 * k + 3 * blur))
+        if roi is None:
+            return
+        x0, y0, x1, y1 = roi
+        q = 4  # draw the soft shadow at quarter resolution
+        mh, mw = (y1 - y0) // q + 1, (x1 - x0) // q + 1
+        mask = np.zeros((mh, mw), np.float32)
+        for j, (_, _, wmm, _) in enumerate(strokes):
+            p0 = tuple(int(v) for v in np.round((px[2 * j] - [x0, y0]) / q))
+            p1 = tuple(int(v) for v in np.round((px[2 * j + 1] - [x0, y0]) / q))
+            cv2.line(mask, p0, p1, 1.0, max(1, int(wmm * k / q)), cv2.LINE_AA)
+        mask = cv2.GaussianBlur(mask, (0, 0), blur / q)
+        mask = cv2.resize(mask, (mw * q, mh * q), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
+        strength = 0.4 * max(0.3, 1.0 - hp.z / 400.0)
+        sub = frame[y0:y1, x0:x1].astype(np.float32)
+        sub *= (1.0 - strength * mask)[:, :, None]
+        frame[y0:y1, x0:x1] = sub.astype(np.uint8)
+
+    # -- camera ------------------------------------------------------------------------------
+    def _finish(self, frame: np.ndarray, t: float) -> None:
+        sc = self.scene
+        gain = 1.0 + sc.exposure_amp * math.sin(2 * math.pi * t / sc.exposure_period_s + self._exp_phase)
+        gain += 0.4 * sc.exposure_amp * math.sin(2 * math.pi * t / 3.7 + 2 * self._exp_phase)
+        cv2.convertScaleAbs(frame, dst=frame, alpha=gain, beta=0.0)
+        key = int(round(t * 1000.0)) & 0xFFFFFFFF
+        rng = np.random.default_rng([sc.seed, key])
+        ox, oy = (int(v) for v in rng.integers(0, self._pad, 2))
+        h, w = sc.height, sc.width
+        cv2.add(frame, self._noise_pos[oy : oy + h, ox : ox + w], dst=frame)
+        cv2.subtract(frame, self._noise_neg[oy : oy + h, ox : ox + w], dst=frame)
