@@ -92,7 +92,16 @@ class VerdictView:
     release_t: float | None = None
     rest_t: float | None = None
     evidence: tuple[Path, ...] = ()
+    #: the judge's in-memory evidence (still, timeline, clip), written by the table under its spin id
+    raw_evidence: Any = None
+    #: where the tip points at rest: degrees in the picture, clockwise from +x (the judge's convention)
+    tip_bearing_deg: float | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def seat_bearing_deg(self) -> float | None:
+        """The tip direction as a seat bearing: degrees clockwise from the top of the picture."""
+        return None if self.tip_bearing_deg is None else (self.tip_bearing_deg + 90.0) % 360.0
 
     @classmethod
     def from_any(cls, v: Any) -> VerdictView:
@@ -105,7 +114,8 @@ class VerdictView:
         valid = bool(getattr(v, "valid", False))
         if valid and letter is None:  # a valid spin with no letter is a judge's call, never a guess
             needs = True
-        evidence = _evidence_paths(getattr(v, "evidence", None))
+        raw = getattr(v, "evidence", None)
+        evidence = _evidence_paths(raw) if not hasattr(raw, "timeline") else ()
         stable = getattr(v, "stable_s", None)
         return cls(
             spin_id=getattr(v, "spin_id", None),
@@ -118,6 +128,8 @@ class VerdictView:
             release_t=_opt_float(getattr(v, "release_t", None)),
             rest_t=_opt_float(getattr(v, "rest_t", None)),
             evidence=evidence,
+            raw_evidence=raw if hasattr(raw, "timeline") or hasattr(raw, "still") else None,
+            tip_bearing_deg=_opt_float(getattr(v, "tip_bearing_deg", None)),
         )
 
 

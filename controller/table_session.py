@@ -56,6 +56,7 @@ from controller.clock import Clock
 from controller.config import Config
 from controller.devices import CameraSlot, ImuSlot
 from controller.eventlog import EventLog, LoggedEvent, check_actor
+from controller.evidence_store import EvidenceStore
 from controller.fairness import FairnessReport, fairness_by_dreidel
 from controller.rules.errors import RuleError
 from controller.rules.events import (
@@ -86,7 +87,6 @@ from controller.table_ports import (
     phase_of,
     reason_text,
 )
-from hardware.camera import Frame
 from web.sse import SseBroker
 
 #: phases during which no new spin may start
@@ -113,6 +113,8 @@ class JudgeSetup:
     imu: bool
     enroll_dir: Path | None
     tray: tuple[float, float, float] | None
+    #: (width, height) of the camera's pictures, when known
+    frame_size: tuple[int, int] | None = None
 
 
 #: builds a spin judge for a setup
@@ -237,7 +239,6 @@ class TableSession:
         indicator: IndicatorPort | None = None,
         speaker: Speaker | None = None,
         world: Any | None = None,
-        tip_reader: Callable[[Frame], float | None] | None = None,
         speed: float = 1.0,
     ) -> None:
         self.config = config
@@ -253,12 +254,12 @@ class TableSession:
         self.world = world
         self.speed = speed
         self._judge_builder = judge_builder
-        self._tip_reader = tip_reader
         self._lock = threading.RLock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.rules_config = TableConfig(starting_stack=config.table.stack, ante=config.table.ante)
         self.evidence_dir = self.data_dir / "evidence"
+        self.evidence = EvidenceStore(self.evidence_dir, on_error=lambda text: self._fault_locked("evidence", text))
         self.enroll_dir = self.data_dir / "enroll"
         self._faults: deque[Fault] = deque(maxlen=200)
         self._recent: deque[dict[str, Any]] = deque(maxlen=30)
@@ -480,6 +481,10 @@ class TableSession:
             if device == "imu":
                 self._judge_dirty = True
 
+    def _fault_locked(self, device: str, message: str) -> None:
+        with self._lock:
+            self._record_fault(device, message, False)
+
     def _record_fault(self, device: str, message: str, recovered: bool) -> None:
         fault = Fault(self.clock.wall(), device, message, recovered)
         self._faults.append(fault)
@@ -542,18 +547,17 @@ class TableSession:
             self._thread.join(timeout=10)
         self.camera.close()
         self.imu.close()
+        self.evidence.close()
         if self.speaker is not None:
             self.speaker.close(wait=False)
 
     def run_forever(self) -> None:
         """Step until :meth:`stop`. Paces itself to the camera's frame rate on the injected clock."""
-        period = 1.0 / max(self.config.camera.fps, 1.0)
+        idle = 0.02 * self.speed  # 20 ms of real time, on the (possibly scaled) table clock
         while not self._stop.is_set():
-            t0 = self.clock.monotonic()
-            got_frame = self.step()
-            spent = self.clock.monotonic() - t0
-            if not got_frame or spent < period:
-                self.clock.sleep(max(period - spent, period / 4 if got_frame else period))
+            if not self.step():
+                # No camera frame (the camera waits for its next frame itself): poll at 50 Hz.
+                self.clock.sleep(idle)
 
     def step(self) -> bool:
         """One turn of the loop: devices, judge, clock, simulated people, display. Never raises.
@@ -597,7 +601,10 @@ class TableSession:
             self._judge = None
             return
         enroll = self.enroll_dir if any(self.enroll_dir.glob("*.png")) else None
-        setup = JudgeSetup(imu=self.imu.ok, enroll_dir=enroll, tray=self.calibration.tray)
+        source = self.camera.source
+        size = tuple(source.size) if source is not None and getattr(source, "size", None) else None
+        setup = JudgeSetup(imu=self.imu.ok, enroll_dir=enroll, tray=self.calibration.tray,
+                           frame_size=size)  # type: ignore[arg-type]
         try:
             self._judge = self._judge_builder(setup)
             self._judge_imu = setup.imu
@@ -638,7 +645,7 @@ class TableSession:
         self._manual_spin = None
         self._store_evidence(spin_id, v)
         summary = {"spin_id": spin_id, "player": player, "spun_by": spun_by, "verdict": _verdict_json(v),
-                   "dreidel": self.dreidel, "evidence": self.evidence_files(spin_id)}
+                   "dreidel": self.dreidel}
         if stage is Stage.FINISHED or self._awaiting is not None:
             # A spin nobody asked for (after the win, or while a judge decides another): keep the evidence.
             self._note("verdict", {**summary, "purpose": "ignored", "needs_judge": False}, "machine", spin_id)
@@ -714,13 +721,7 @@ class TableSession:
         self._changed()
 
     def _opening_spin(self, spin_id: str, v: VerdictView, summary: dict[str, Any]) -> None:
-        bearing = None
-        frame = self.camera.last_frame
-        if frame is not None and self._tip_reader is not None and "left_tray" not in v.reasons:
-            try:
-                bearing = self._tip_reader(frame)
-            except Exception as e:  # noqa: BLE001 - a failed reading means a judge picks
-                self._record_fault("vision", f"tip direction not read: {e}", False)
+        bearing = v.seat_bearing_deg if "left_tray" not in v.reasons else None
         seat = self._seat_for(bearing) if bearing is not None else None
         if seat is None:
             reason = "tip direction not read" if self.calibration.seats else "seat directions not calibrated"
@@ -738,14 +739,12 @@ class TableSession:
                  and self.state.player(p).in_play}
         if not seats:
             return None
-        try:
-            from vision.tip import seat_for_bearing
-
-            return str(seat_for_bearing(bearing, seats))
-        except ImportError:
-            return min(seats, key=lambda p: abs((seats[p] - bearing + 180.0) % 360.0 - 180.0))
+        # the nearest seat direction, going round the circle
+        return min(seats, key=lambda p: abs((seats[p] - bearing + 180.0) % 360.0 - 180.0))
 
     def _store_evidence(self, spin_id: str, v: VerdictView) -> None:
+        if v.raw_evidence is not None:
+            self.evidence.save(spin_id, v.raw_evidence)
         if not v.evidence:
             return
         target = self.evidence_dir / spin_id
@@ -812,6 +811,12 @@ class TableSession:
             return truths[index] if 0 <= index < len(truths) else None
         return truths[-1]
 
+    @staticmethod
+    def _truth_bearing(truth: Any) -> float | None:
+        """The twin's tip angle (counter-clockwise from +x, up = 90) as a seat bearing (clockwise from up)."""
+        angle = getattr(truth, "tip_angle_deg", None) if truth is not None else None
+        return None if angle is None else (90.0 - float(angle)) % 360.0
+
     def _sim_judge_decides(self) -> None:
         """The simulated judge looks at the dreidel (the twin's ground truth) and decides."""
         a = self._awaiting
@@ -819,8 +824,8 @@ class TableSession:
         truth = self._truth()
         try:
             if a.purpose == "first":
-                bearing = getattr(truth, "tip_bearing_deg", None) if truth is not None else None
-                seat = self._seat_for(float(bearing)) if bearing is not None else None
+                bearing = self._truth_bearing(truth)
+                seat = self._seat_for(bearing) if bearing is not None else None
                 in_play = [p.name for p in self.state.players if p.in_play] if self.state else []
                 self.command("first", {"player": seat or (in_play[0] if in_play else "")}, "judge:sim")
                 return
@@ -853,8 +858,8 @@ class TableSession:
         self._launched = None
         try:
             if self.stage is Stage.CHOOSING_FIRST:
-                bearing = getattr(truth, "tip_bearing_deg", None)
-                seat = self._seat_for(float(bearing)) if bearing is not None else None
+                bearing = self._truth_bearing(truth)
+                seat = self._seat_for(bearing) if bearing is not None else None
                 if seat is None and self.state is not None:
                     seat = self.state.players[0].name
                 self.command("first", {"player": seat}, "judge:sim")

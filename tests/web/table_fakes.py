@@ -55,6 +55,7 @@ class Verdict:
     needs_judge: bool = False
     spin_id: str | None = None
     evidence: Any = None
+    tip_bearing_deg: float | None = None
 
 
 @dataclass
@@ -68,7 +69,7 @@ class Truth:
     letter: Letter
     reasons: list[str]
     rest_t: float
-    tip_bearing_deg: float = 0.0
+    tip_angle_deg: float = 90.0  # the twin's convention: counter-clockwise from +x; up is 90
 
 
 class FakeWorld:

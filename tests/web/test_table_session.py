@@ -21,7 +21,7 @@ def replayed(session) -> dict:  # type: ignore[no-untyped-def]
 
 def test_opening_spin_tip_direction_picks_the_first_spinner(tmp_path: Path, clock: FakeClock) -> None:
     session, world = make_session(tmp_path, clock)
-    session._tip_reader = lambda frame: 125.0  # noqa: SLF001 - Ben's seat is at 120 degrees
+    world.next_verdicts = [Verdict(True, Letter.NUN, tip_bearing_deg=35.0)]  # 125 from the top: Ben (120)
     assert session.stage is Stage.CHOOSING_FIRST
     run(session, clock, 20)
     assert world.launches >= 1

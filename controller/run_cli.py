@@ -1,0 +1,288 @@
+"""``sevivon run``: the table service. Judge spins, play the rules, serve the display and the judge console.
+
+Without a configuration it runs the demo: a simulated 10-player table on the digital twin that plays
+itself (judges can step in from the console). With ``--config table.toml`` it runs the real table
+the file describes. It resumes from the event log in ``--data`` after a crash or a power cut.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+
+from controller.clock import Clock, ScaledClock, SystemClock
+from controller.config import Config, ConfigError, load_config
+from controller.devices import CameraSlot, ImuSlot
+from controller.eventlog import EventLog, EventLogError
+from controller.speech import Speaker
+from controller.table_ports import JudgePort
+from controller.table_session import JudgeSetup, TableSession
+from web.auth import PasswordError, PasswordStore, load_secret_key
+
+PASSWORD_ENV = "SEVIVON_JUDGE_PASSWORD"
+
+
+def default_data_dir(simulated: bool) -> Path:
+    """``$SEVIVON_DATA``, else ``~/.local/share/sevivon`` (``.../sim`` for the simulated table)."""
+    env = os.environ.get("SEVIVON_DATA")
+    if env:
+        return Path(env)
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "sevivon"
+    return base / "sim" if simulated else base
+
+
+class SimLauncher:
+    """The digital twin's launcher: a press produces a real simulated spin (``SimWorld.launch``)."""
+
+    def __init__(self, world: Any) -> None:
+        self.world = world
+
+    @property
+    def busy(self) -> bool:
+        """A spin is still in motion."""
+        return bool(self.world.busy)
+
+    def launch(self) -> str | None:
+        """Spin now."""
+        if self.world.busy:
+            return "a spin is still in motion"
+        self.world.launch()
+        return None
+
+
+def judge_builder(clock: Clock, lores_width: int = 320) -> Any:
+    """Builds ``controller.judge.SpinJudge`` with the letter recognizer (taught when stills exist)."""
+    from controller.judge import SpinJudge
+
+    generic: list[Any] = []
+
+    def recognizer(enroll_dir: Path | None) -> Any:
+        try:
+            from vision.recognizer import LetterRecognizer
+        except ImportError:
+            return None  # no letter reading: every valid spin goes to a judge
+        if not generic:
+            generic.append(LetterRecognizer.default())
+        base = generic[0]
+        if enroll_dir is None:
+            return base
+        import cv2
+
+        from controller.rules.letters import Letter
+
+        samples = []
+        for path in sorted(enroll_dir.glob("*.png")):
+            image = cv2.imread(str(path))
+            if image is not None:
+                samples.append((Letter.parse(path.stem.split("_")[0]), image))
+        return base.with_enrollment(samples) if samples else base
+
+    def build(setup: JudgeSetup) -> JudgePort:
+        tray = None
+        if setup.tray is not None and setup.frame_size is not None:
+            tray = tray_region(setup.tray, setup.frame_size, lores_width)
+        return SpinJudge(recognizer(setup.enroll_dir), clock=clock, imu=setup.imu, tray=tray,
+                         keep_evidence=True, lores_width=lores_width)
+
+    return build
+
+
+def tray_region(circle: tuple[float, float, float], frame_size: tuple[int, int], lores_width: int) -> Any:
+    """A calibrated tray circle (full-resolution pixels) as the judge's lores tray outline."""
+    import numpy as np
+
+    from vision.background import TrayRegion
+
+    w, h = frame_size
+    scale = lores_width / w
+    cx, cy, r = (v * scale for v in circle)
+    a = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+    points = np.stack([cx + r * np.cos(a), cy + r * np.sin(a)], axis=1)
+    return TrayRegion.from_polygon(points, (lores_width, int(round(h * scale))))
+
+
+def ask_password() -> str:
+    """Ask twice on the terminal."""
+    while True:
+        first = getpass.getpass("Judge password (at least 8 characters): ")
+        if first != getpass.getpass("Again: "):
+            click.echo("The two did not match; try again.", err=True)
+            continue
+        return first
+
+
+def ensure_password(store: PasswordStore, set_password: bool) -> None:
+    """Set the judge password at first start: ``--set-password``, the environment or a prompt."""
+    if set_password:
+        if not sys.stdin.isatty():
+            raise click.UsageError("--set-password needs a terminal to type the password on")
+        store.set(ask_password())
+        click.echo(f"Judge password saved (hashed) in {store.path}")
+        return
+    if store.is_set():
+        return
+    env = os.environ.get(PASSWORD_ENV)
+    if env:
+        store.set(env)
+        click.echo(f"Judge password set from {PASSWORD_ENV} (stored hashed in {store.path})")
+    elif sys.stdin.isatty():
+        click.echo("No judge password yet. Set one now (the judge console stays locked without it).")
+        store.set(ask_password())
+    else:
+        click.echo(f"No judge password is set: the judge console is locked. Set one with "
+                   f"`sevivon run --set-password` or {PASSWORD_ENV}.", err=True)
+
+
+def build_session(config: Config, data: Path, clock: Clock, speed: float) -> TableSession:
+    """Wire the devices, the judge, the log and the simulated people into one table session."""
+    world = None
+    camera_factory = None
+    imu_factory = None
+    if config.simulated:
+        from hardware.sim.world import SimWorld
+
+        world = SimWorld(seed=config.sim.seed, fps=config.camera.fps, clock=clock)
+    if config.camera.source == "sim":
+        from hardware.sim.camera import SimCamera
+
+        def camera_factory() -> Any:
+            return SimCamera(world, clock, fps=config.camera.fps)
+    elif config.camera.source != "none":
+        from hardware.camera_factory import make_camera
+
+        def camera_factory() -> Any:
+            return make_camera(config.camera.source, clock)
+    if config.imu.source == "sim":
+        from hardware.sim.imu_source import SimImu
+
+        def imu_factory() -> Any:
+            return SimImu(world, clock)
+    elif config.imu.source == "auto":
+        from hardware.imu_probe import open_imu
+
+        def imu_factory() -> Any:
+            return open_imu(config.imu.bus, clock=clock)
+    log = EventLog(data / "events.sqlite", SystemClock())  # people read these timestamps: real time
+    faults: list[str] = []
+    speaker = Speaker(config.speech.enabled, config.speech.voice, config.speech.words_per_minute,
+                      on_fault=faults.append) if config.speech.enabled else None
+    panel = None
+    launcher: Any = SimLauncher(world) if world is not None else None
+    indicator = None
+    if config.gpio.enabled:
+        from hardware.gpio_panel import GpioPanel, GpioUnavailable
+
+        holder: list[TableSession] = []
+        try:
+            panel = GpioPanel.from_settings(config.gpio, on_spin=lambda: holder and _press(holder[0]),
+                                            clock=SystemClock())
+            launcher, indicator = panel.launcher, panel.indicators
+        except GpioUnavailable as e:
+            faults.append(str(e))
+    session = TableSession(
+        config, log, clock, data_dir=data,
+        camera=CameraSlot(camera_factory, clock, config.camera.retry_s),
+        imu=ImuSlot(imu_factory, clock, config.imu.retry_s),
+        judge_builder=judge_builder(clock),
+        launcher=launcher, indicator=indicator, speaker=speaker, world=world, speed=speed,
+    )
+    for text in faults:
+        session._fault_locked("setup", text)  # noqa: SLF001 - start-up faults go to the judge page too
+    if panel is not None:
+        holder.append(session)
+        panel.start()
+    return session
+
+
+def _press(session: TableSession) -> None:
+    """The spin button or the assistive switch: the launcher spins for whoever's turn it is."""
+    from controller.table_session import CommandError
+
+    try:
+        spinner = session.expected_spinner()
+        session.launch(f"player:{spinner}" if spinner else "machine")
+    except CommandError as e:
+        session._fault_locked("button", f"button pressed but no launch: {e}")  # noqa: SLF001
+
+
+@click.command()
+@click.option("--config", "config_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The table's TOML configuration (default: a simulated 10-player table).")
+@click.option("--sim", is_flag=True, help="Use the digital twin for every device, whatever the configuration says.")
+@click.option("--sim-speed", type=click.FloatRange(min=0.05, max=200), default=None,
+              help="How many simulated seconds pass per real second (default: [sim] speed, 1).")
+@click.option("--host", default=None, help="Address to serve on (default: [web] host, 127.0.0.1).")
+@click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default: [web] port, 8080; 0 = any).")
+@click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Folder for the event log, evidence and the judge password "
+                   "(default: $SEVIVON_DATA or ~/.local/share/sevivon[/sim]).")
+@click.option("--set-password", is_flag=True, help="Set the judge password (asks on the terminal), then run.")
+def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str | None, port: int | None,
+        data: Path | None, set_password: bool) -> None:
+    """Run a table: judge spins, play the rules, serve the display and the judge console."""
+    try:
+        config = load_config(config_path)
+    except ConfigError as e:
+        raise click.ClickException(str(e)) from None
+    if sim:
+        config = config.forced_sim()
+    speed = sim_speed if sim_speed is not None else config.sim.speed
+    host = host or config.web.host
+    port = config.web.port if port is None else port
+    data = data or default_data_dir(config.simulated)
+    try:
+        data.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise click.ClickException(f"cannot create the data folder {data}: {e.strerror or e}") from None
+    store = PasswordStore(data / "judge_password")
+    try:
+        ensure_password(store, set_password)
+    except PasswordError as e:
+        raise click.ClickException(str(e)) from None
+    clock: Clock = ScaledClock(speed) if config.simulated else SystemClock()
+    try:
+        session = build_session(config, data, clock, speed if config.simulated else 1.0)
+    except EventLogError as e:
+        raise click.ClickException(str(e)) from None
+
+    from werkzeug.serving import make_server
+
+    from web.app import create_app
+
+    app = create_app(session, passwords=store, secret_key=load_secret_key(data / "secret_key"),
+                     clock=SystemClock(), session_minutes=config.web.session_minutes,
+                     login_attempts=config.web.login_attempts, login_window_s=config.web.login_window_s)
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except OSError as e:
+        session.stop()
+        raise click.ClickException(f"cannot serve on {host}:{port}: {e.strerror or e} "
+                                   "(another program uses the port? try --port)") from None
+    shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
+    url = f"http://{shown}:{server.server_port}/"
+    mode = f"simulated table at {speed:g}x speed" if config.simulated else "table"
+    click.echo(f"Sevivon {mode} '{session.table}' (data in {data})")
+    click.echo(f"Display:       {url}")
+    click.echo(f"Judge console: {url}judge")
+    sys.stdout.flush()
+
+    def shutdown(signum: int, frame: Any) -> None:
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGTERM, shutdown)
+    signal.signal(signal.SIGINT, shutdown)
+    session.start()
+    try:
+        server.serve_forever(poll_interval=0.2)
+    finally:
+        session.broker.close()
+        session.stop()
+        session.log.close()
+        click.echo("Sevivon stopped.")
