@@ -201,11 +201,16 @@ class WildCard:
     """The wild-card raffle's winner joins in the seat after the current spinner with a stack of
     2 x the ante in force (the multiple is configuration). This gelt is new: the one exception to the
     conservation of gelt at a table. ``entrants`` records who was in the drawing.
+
+    ``stack`` and ``seat_after`` override the defaults; the engine fills them in when it keeps the event
+    for a later correction, so voiding an earlier spin does not move the newcomer or change their stack.
     """
 
     KIND: ClassVar[str] = "wild_card"
     player: str
     entrants: tuple[str, ...] | None = None
+    stack: int | None = None
+    seat_after: str | None = None
 
     def __post_init__(self) -> None:
         if self.entrants is not None:

@@ -40,7 +40,8 @@ Decisions (each one has a golden transcript in ``tests/golden/``):
 * **Wild card.** The raffle winner sits in the seat after the current spinner (after the seat where the
   turn stopped if nobody may spin) with ``wild_card_multiple x`` the ante in force, which is the ante the
   current spin uses; a raise announced but not yet in effect does not count. Players already out move one
-  place down, since the newcomer will be out after them or win.
+  place down, since the newcomer will be out after them or win. Voiding an earlier spin keeps the
+  newcomer's seat and stack. The wild card may make the table larger than ``max_players``.
 """
 
 from __future__ import annotations
@@ -640,8 +641,13 @@ def _wild_card(state: TableState | None, event: WildCard, config: TableConfig) -
         raise BadPlayers("a player's name must not be empty")
     if name in state.names():
         raise BadPlayers(f"{name} is already seated at this table")
-    stack = config.wild_card_multiple * state.ante
-    after = state.seat(state.current if state.current is not None else state.turn_at)
+    stack = config.wild_card_multiple * state.ante if event.stack is None else event.stack
+    if stack < 0:
+        raise BadAdjustment(f"a wild card's stack must not be negative, not {stack}")
+    if event.seat_after is not None:
+        after = state.seat(event.seat_after)
+    else:
+        after = state.seat(state.current if state.current is not None else state.turn_at)
     players = tuple(
         dataclasses.replace(p, place=p.place + 1) if p.place is not None else p for p in state.players
     )
@@ -741,6 +747,12 @@ def apply(state: TableState | None, event: Event, config: TableConfig | None = N
         case _:
             raise TypeError(f"not a table event: {event!r}")
     if new.undo is not None:
+        if isinstance(event, WildCard):
+            # Keep where the newcomer sat and what they brought, so a correction replays it as it was.
+            seat = new.seat(event.player)
+            event = dataclasses.replace(
+                event, stack=new.players[seat].stack, seat_after=new.players[seat - 1].name
+            )
         new = dataclasses.replace(new, undo=_Undo(new.undo.before, new.undo.since + (event,)))
     return new
 

@@ -29,7 +29,9 @@ def _expected(script: Path) -> dict[str, object]:
 def test_the_golden_folder_is_complete() -> None:
     assert len(SCRIPTS) >= 40
     for script in SCRIPTS:
-        assert script.with_name(script.stem + ".expected.json").exists(), f"{script.name} has no expected state"
+        assert script.with_name(script.stem + ".expected.json").exists(), (
+            f"{script.name} has no expected state"
+        )
 
 
 @pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.stem)

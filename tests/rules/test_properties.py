@@ -217,7 +217,9 @@ def _event_strategy() -> st.SearchStrategy[Event]:
         st.builds(ReplaceLetter, LETTERS, name),
         st.builds(AdjustStack, name, small, name),
         st.builds(SetFirst, name),
-        st.builds(WildCard, name, st.none() | st.lists(name, max_size=3).map(tuple)),
+        st.builds(
+            WildCard, name, st.none() | st.lists(name, max_size=3).map(tuple), st.none() | small, opt_name
+        ),
     )
 
 
