@@ -1,0 +1,258 @@
+"""Evidence for a verdict, so a judge can check the machine: a still, a clip and a timeline.
+
+- **still**: the full-resolution picture at rest with the measurements drawn on it (the dreidel's
+  outline and axis, tip and handle, the letter read and its confidence, the times and the stable time);
+- **clip**: a short video of the spin from a ring buffer of small JPEG frames (from just before the
+  release to just after the rest), written as MJPG AVI;
+- **timeline**: a plot, drawn with OpenCV, of the wobble measure and the IMU vibration energy over the
+  spin, with release, wobble onset and rest marked.
+
+:class:`ClipBuffer` keeps the frames cheaply while the spin runs; :class:`SpinEvidence` holds the
+artifacts in memory and :meth:`SpinEvidence.save` writes them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+
+class ClipBuffer:
+    """A ring buffer of small JPEG-encoded frames.
+
+    ``preroll_s`` of frames are always kept; once :meth:`hold` is called (at the release) every frame
+    is kept until :meth:`take` (up to ``max_s``). Frames are shrunk to ``width`` px and stored every
+    ``every``-th call, so the cost per frame stays small.
+    """
+
+    def __init__(
+        self, preroll_s: float = 1.0, max_s: float = 30.0, width: int = 240, every: int = 2, quality: int = 70
+    ) -> None:
+        self.preroll_s = preroll_s
+        self.max_s = max_s
+        self.width = width
+        self.every = every
+        self.quality = quality
+        self._buf: deque[tuple[float, bytes]] = deque()
+        self._holding_since: float | None = None
+        self._n = 0
+
+    def add(self, t: float, image_bgr: np.ndarray) -> None:
+        """Offer one frame (any size; it is shrunk)."""
+        self._n += 1
+        if self._n % self.every:
+            return
+        h, w = image_bgr.shape[:2]
+        if w != self.width:
+            image_bgr = cv2.resize(image_bgr, (self.width, int(round(h * self.width / w))), interpolation=cv2.INTER_AREA)
+        ok, jpg = cv2.imencode(".jpg", image_bgr, [cv2.IMWRITE_JPEG_QUALITY, self.quality])
+        if not ok:
+            return
+        self._buf.append((t, jpg.tobytes()))
+        horizon = self.preroll_s if self._holding_since is None else self.max_s + self.preroll_s
+        while self._buf and t - self._buf[0][0] > horizon:
+            self._buf.popleft()
+
+    def hold(self, t: float) -> None:
+        """Keep everything from now on (a spin started at ``t``)."""
+        self._holding_since = t
+
+    def take(self, until_t: float | None = None) -> list[tuple[float, bytes]]:
+        """The frames kept so far (up to ``until_t``), and stop holding."""
+        frames = [f for f in self._buf if until_t is None or f[0] <= until_t]
+        self._holding_since = None
+        return frames
+
+    @property
+    def holding(self) -> bool:
+        """True between :meth:`hold` and :meth:`take`."""
+        return self._holding_since is not None
+
+
+@dataclass
+class SpinEvidence:
+    """The evidence of one spin, in memory; ``paths`` is filled by :meth:`save`."""
+
+    still: np.ndarray | None
+    timeline: np.ndarray
+    clip: list[tuple[float, bytes]] = field(default_factory=list)
+    paths: dict[str, Path] = field(default_factory=dict)
+
+    def save(self, out_dir: str | Path, spin_id: int, fps: float = 30.0) -> dict[str, Path]:
+        """Write ``spin_<id>_still.png``, ``spin_<id>_timeline.png`` and ``spin_<id>_clip.avi``."""
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        stem = f"spin_{spin_id:03d}"
+        if self.still is not None:
+            p = out / f"{stem}_still.png"
+            cv2.imwrite(str(p), self.still)
+            self.paths["still"] = p
+        p = out / f"{stem}_timeline.png"
+        cv2.imwrite(str(p), self.timeline)
+        self.paths["timeline"] = p
+        if self.clip:
+            p = out / f"{stem}_clip.avi"
+            if write_clip(p, self.clip, fps):
+                self.paths["clip"] = p
+        return dict(self.paths)
+
+
+def write_clip(path: Path, clip: Sequence[tuple[float, bytes]], fps: float) -> bool:
+    """Write JPEG frames as an MJPG AVI at ``fps`` (the clip's own spacing, roughly). False if impossible."""
+    first = cv2.imdecode(np.frombuffer(clip[0][1], np.uint8), cv2.IMREAD_COLOR)
+    if first is None:
+        return False
+    h, w = first.shape[:2]
+    if len(clip) > 1:
+        span = clip[-1][0] - clip[0][0]
+        if span > 0:
+            fps = (len(clip) - 1) / span
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), max(fps, 1.0), (w, h))
+    if not writer.isOpened():
+        return False
+    try:
+        for t, data in clip:
+            img = cv2.imdecode(np.frombuffer(data, np.uint8), cv2.IMREAD_COLOR)
+            if img is None or img.shape[:2] != (h, w):
+                continue
+            cv2.putText(img, f"{t:7.2f}s", (4, h - 6), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
+            writer.write(img)
+    finally:
+        writer.release()
+    return True
+
+
+@dataclass(frozen=True)
+class Marks:
+    """The moments and numbers drawn on the evidence."""
+
+    release_t: float | None
+    wobble_t: float | None
+    rest_t: float | None
+    stable_s: float | None
+    letter: str | None
+    letter_confidence: float | None
+    valid: bool
+    reasons: tuple[str, ...]
+
+
+def draw_timeline(
+    t_wobble: np.ndarray,
+    wobble: np.ndarray,
+    t_imu: np.ndarray | None,
+    imu_energy: np.ndarray | None,
+    marks: Marks,
+    size: tuple[int, int] = (900, 320),
+) -> np.ndarray:
+    """A plot of the wobble measure (top) and the IMU energy (bottom, log scale) with the moments marked."""
+    w, h = size
+    img = np.full((h, w, 3), 255, np.uint8)
+    left, right, top, bottom = 60, 15, 28, 30
+    times = [a for a in (marks.release_t, marks.wobble_t, marks.rest_t) if a is not None]
+    spans = [float(t_wobble.min()), float(t_wobble.max())] if t_wobble.size else []
+    if t_imu is not None and t_imu.size:
+        spans += [float(t_imu.min()), float(t_imu.max())]
+    lo = min(spans + times) if spans or times else 0.0
+    hi = max(spans + times) if spans or times else 1.0
+    if hi - lo < 1e-6:
+        hi = lo + 1.0
+    has_imu = t_imu is not None and imu_energy is not None and t_imu.size > 1
+    panels = [("wobble", t_wobble, wobble, (40, 90, 200), False)]
+    if has_imu and t_imu is not None and imu_energy is not None:
+        panels.append(("IMU energy (log)", t_imu, imu_energy, (30, 140, 30), True))
+    ph = (h - top - bottom) // len(panels)
+
+    def xpix(t: float) -> int:
+        return int(left + (t - lo) / (hi - lo) * (w - left - right))
+
+    for k, (name, ts, vals, colour, logscale) in enumerate(panels):
+        y0 = top + k * ph
+        cv2.rectangle(img, (left, y0), (w - right, y0 + ph - 6), (200, 200, 200), 1)
+        cv2.putText(img, name, (left + 4, y0 + 14), cv2.FONT_HERSHEY_SIMPLEX, 0.45, colour, 1, cv2.LINE_AA)
+        if ts.size < 2:
+            continue
+        v = np.log10(np.maximum(vals, 1e-5)) if logscale else vals.astype(np.float64)
+        vlo, vhi = float(np.percentile(v, 1)), float(np.percentile(v, 99.5))
+        if vhi - vlo < 1e-9:
+            vhi = vlo + 1.0
+        ys = y0 + ph - 8 - (np.clip((v - vlo) / (vhi - vlo), 0, 1) * (ph - 24)).astype(np.int32)
+        xs = np.array([xpix(float(t)) for t in ts], np.int32)
+        cv2.polylines(img, [np.stack([xs, ys], 1).reshape(-1, 1, 2)], False, colour, 1, cv2.LINE_AA)
+    for t, name, colour in (
+        (marks.release_t, "release", (200, 0, 0)),
+        (marks.wobble_t, "wobble", (0, 140, 255)),
+        (marks.rest_t, "rest", (0, 0, 200)),
+    ):
+        if t is None:
+            continue
+        x = xpix(t)
+        cv2.line(img, (x, top - 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
+        cv2.putText(img, f"{name} {t:.2f}s", (x + 3, top - 8 if name != "wobble" else h - bottom + 18),
+                    cv2.FONT_HERSHEY_SIMPLEX, 0.42, colour, 1, cv2.LINE_AA)
+    # a time axis: one tick per second
+    first = math.ceil(lo)
+    for s in range(first, int(hi) + 1):
+        x = xpix(float(s))
+        cv2.line(img, (x, h - bottom + 2), (x, h - bottom + 6), (90, 90, 90), 1)
+        cv2.putText(img, f"{s}", (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
+    verdict = "VALID" if marks.valid else "RE-SPIN " + ",".join(marks.reasons)
+    stable = f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
+    cv2.putText(img, f"{verdict}   {stable}", (w - 330, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+                (0, 120, 0) if marks.valid else (0, 0, 200), 1, cv2.LINE_AA)
+    return img
+
+
+def draw_still(
+    image_bgr: np.ndarray,
+    marks: Marks,
+    center: tuple[float, float] | None,
+    length: float | None,
+    angle_deg: float | None,
+    pose: object | None = None,
+    tray_polygon: np.ndarray | None = None,
+) -> np.ndarray:
+    """The resting frame with the measurements drawn on it (a copy; the input is not changed)."""
+    img = image_bgr.copy()
+    h, w = img.shape[:2]
+    if tray_polygon is not None:
+        cv2.polylines(img, [np.round(tray_polygon).astype(np.int32).reshape(-1, 1, 2)], True, (255, 200, 0), 1, cv2.LINE_AA)
+    tip = getattr(pose, "tip", None)
+    handle = getattr(pose, "handle", None)
+    quad = getattr(pose, "face_quad", None)
+    if quad is not None:
+        cv2.polylines(img, [np.round(np.asarray(quad)).astype(np.int32).reshape(-1, 1, 2)], True, (0, 255, 255), 1, cv2.LINE_AA)
+    if tip is not None and handle is not None:
+        p0 = (int(round(tip[0])), int(round(tip[1])))
+        p1 = (int(round(handle[0])), int(round(handle[1])))
+        cv2.arrowedLine(img, p1, p0, (0, 0, 255), 2, cv2.LINE_AA, tipLength=0.2)
+        cv2.putText(img, "tip", (p0[0] + 4, p0[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1, cv2.LINE_AA)
+    elif center is not None and length is not None and angle_deg is not None:
+        a = math.radians(angle_deg)
+        dx, dy = 0.5 * length * math.cos(a), 0.5 * length * math.sin(a)
+        cv2.line(img, (int(center[0] - dx), int(center[1] - dy)), (int(center[0] + dx), int(center[1] + dy)),
+                 (0, 0, 255), 2, cv2.LINE_AA)
+    if center is not None and length is not None:
+        r = int(max(length * 0.75, 12))
+        cv2.circle(img, (int(center[0]), int(center[1])), r, (0, 255, 0), 1, cv2.LINE_AA)
+    lines = [
+        f"letter: {marks.letter or 'unreadable'}"
+        + (f" ({marks.letter_confidence:.2f})" if marks.letter_confidence is not None else ""),
+        f"release {marks.release_t:.2f}s" if marks.release_t is not None else "release ?",
+        f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
+        f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
+        f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
+        "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons),
+    ]
+    scale = max(0.45, w / 1400)
+    y = int(22 * scale / 0.45)
+    for line in lines:
+        cv2.putText(img, line, (8, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
+        cv2.putText(img, line, (8, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1, cv2.LINE_AA)
+        y += int(20 * scale / 0.45)
+    return img

@@ -1,0 +1,392 @@
+"""Features of the tray's vibration, from the IMU under it.
+
+The IMU does not see the dreidel's rotation (that would saturate any of these gyros); it feels what the
+tip does to the tray:
+
+- a sharp **impact** when the dreidel is released onto the tray and when it lands on a face;
+- a small, regular **hum** at the spin rate while it sleeps upright;
+- **chatter**: louder, irregular vibration once it wobbles;
+- **silence** once it lies still.
+
+:class:`ImuFeatureExtractor` is streaming: feed it :class:`~hardware.imu.ImuBatch` es as they arrive and it
+keeps a short history of analysis windows and impacts that the judge queries (``windows_between``,
+``impacts_between``, ``chatter_onset``, ``landing``). Everything is on the IMU's own clock, which is the
+camera's clock (DESIGN.md: the recording's ``imu.csv`` shares ``frames.csv``'s clock).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from hardware.imu import ImuBatch, ImuGap, ImuSample
+
+
+@dataclass(frozen=True)
+class ImuWindow:
+    """One analysis window of vibration.
+
+    ``energy`` is the RMS (g) of the high-passed acceleration; ``peak`` its largest magnitude;
+    ``gyro`` the RMS (deg/s) of the high-passed rotation rate; ``irregularity`` the spread of the
+    energy between the window's quarters relative to its mean (0 for a steady hum, larger for chatter).
+    """
+
+    t: float
+    energy: float
+    peak: float
+    gyro: float
+    irregularity: float
+
+
+@dataclass(frozen=True)
+class Impact:
+    """A sharp knock on the tray: ``t`` is its onset (the first sample over the threshold)."""
+
+    t: float
+    peak_g: float
+
+
+@dataclass(frozen=True)
+class ImuUpdate:
+    """What one :meth:`ImuFeatureExtractor.feed` call found."""
+
+    windows: tuple[ImuWindow, ...]
+    impacts: tuple[Impact, ...]
+    gaps: tuple[ImuGap, ...]
+
+
+class ImuFeatureExtractor:
+    """Streaming vibration features: windows of energy, impacts, and queries for chatter and landing.
+
+    ``window_s`` is the analysis window and ``hop_s`` the spacing of windows. The noise floor is learned
+    from the quietest windows seen so far, so the thresholds follow the actual sensor, not a constant.
+    ``history_s`` bounds the memory kept for the queries.
+    """
+
+    def __init__(
+        self,
+        window_s: float = 0.04,
+        hop_s: float = 0.01,
+        history_s: float = 90.0,
+        highpass_s: float = 0.05,
+        impact_factor: float = 6.0,
+        impact_min_g: float = 0.05,
+        refractory_s: float = 0.15,
+    ) -> None:
+        if not 0 < hop_s <= window_s:
+            raise ValueError("need 0 < hop_s <= window_s")
+        self.window_s = window_s
+        self.hop_s = hop_s
+        self.history_s = history_s
+        self.highpass_s = highpass_s
+        self.impact_factor = impact_factor
+        self.impact_min_g = impact_min_g
+        self.refractory_s = refractory_s
+        self._mean: np.ndarray | None = None  # running mean of (ax, ay, az, gx, gy, gz): the high-pass
+        self._last_t: float | None = None
+        # per-sample (t, |a_dyn|, |g_dyn|) not yet folded into windows
+        self._pending_t: list[float] = []
+        self._pending_a: list[float] = []
+        self._pending_g: list[float] = []
+        self._next_window_end: float | None = None
+        self._windows: deque[ImuWindow] = deque()
+        self._impacts: deque[Impact] = deque()
+        self._gaps: deque[ImuGap] = deque()
+        self._last_impact_t = -math.inf
+        self._energy_hist: deque[float] = deque(maxlen=4000)
+        self._recent_a = np.zeros(0)
+        self._tail = np.zeros((0, 6))
+        self._floor_cache: float | None = None
+        self.samples_seen = 0
+
+    # -- streaming input -------------------------------------------------------------------------
+    def feed(self, batch: ImuBatch | Iterable[ImuSample]) -> ImuUpdate:
+        """Add samples (in time order). Returns the windows and impacts completed by them."""
+        if isinstance(batch, ImuBatch):
+            samples: Sequence[ImuSample] = batch.samples
+            gaps = batch.gaps
+        else:
+            samples = list(batch)
+            gaps = ()
+        for gap in gaps:
+            self._gaps.append(gap)
+        if not samples:
+            return ImuUpdate((), (), tuple(gaps))
+        arr = np.array([(s.t, s.ax, s.ay, s.az, s.gx, s.gy, s.gz) for s in samples], dtype=np.float64)
+        return self.feed_array(arr, tuple(gaps))
+
+    def feed_array(self, arr: np.ndarray, gaps: tuple[ImuGap, ...] = ()) -> ImuUpdate:
+        """Add samples given as an N x 7 array (t, ax, ay, az, gx, gy, gz), as in ``imu.csv``."""
+        if arr.ndim != 2 or arr.shape[1] != 7:
+            raise ValueError("IMU samples must be an N x 7 array: t, ax, ay, az, gx, gy, gz")
+        for gap in gaps:
+            self._gaps.append(gap)
+        if arr.shape[0] == 0:
+            return ImuUpdate((), (), gaps)
+        t = arr[:, 0]
+        if self._last_t is not None and t[0] <= self._last_t:
+            keep = t > self._last_t
+            arr, t = arr[keep], t[keep]
+            if arr.shape[0] == 0:
+                return ImuUpdate((), (), gaps)
+        if self._last_t is not None and t[0] - self._last_t > max(0.05, 20 * self.hop_s):
+            # an unreported hole in the data: treat it as a gap so that features never bridge it
+            self._gaps.append(ImuGap(self._last_t, float(t[0]), "samples missing"))
+            self._mean = None
+            self._tail = np.zeros((0, 6))
+        dyn = self._highpass(arr)
+        a_mag = np.sqrt((dyn[:, 0:3] ** 2).sum(axis=1))
+        g_mag = np.sqrt((dyn[:, 3:6] ** 2).sum(axis=1))
+        self._last_t = float(t[-1])
+        self.samples_seen += int(t.size)
+        new_impacts = self._detect_impacts(t, a_mag)
+        self._pending_t.extend(t.tolist())
+        self._pending_a.extend(a_mag.tolist())
+        self._pending_g.extend(g_mag.tolist())
+        new_windows = self._make_windows()
+        self._trim()
+        return ImuUpdate(tuple(new_windows), tuple(new_impacts), gaps)
+
+    def _highpass(self, arr: np.ndarray) -> np.ndarray:
+        """Remove gravity and slow tilt: subtract the causal moving mean of the last ``highpass_s`` per channel."""
+        vals = arr[:, 1:7]
+        if self._mean is None or self._tail.shape[0] == 0:
+            self._tail = np.repeat(vals[:1], 1, axis=0)
+        dt = float(np.median(np.diff(arr[:, 0]))) if arr.shape[0] > 1 else self.hop_s / 4
+        n = max(2, int(round(self.highpass_s / max(dt, 1e-5))))
+        joined = np.vstack([self._tail, vals])
+        cs = np.vstack([np.zeros((1, 6)), np.cumsum(joined, axis=0)])
+        idx = np.arange(self._tail.shape[0], joined.shape[0])
+        lo = np.maximum(idx - n + 1, 0)
+        mean = (cs[idx + 1] - cs[lo]) / (idx + 1 - lo)[:, None]
+        self._tail = joined[-n:]
+        self._mean = mean[-1]
+        return vals - mean
+
+    def noise_floor(self) -> float:
+        """The RMS (g) of the quiet tray: a low percentile of all window energies seen."""
+        if self._floor_cache is not None:
+            return self._floor_cache
+        if not self._energy_hist:
+            return 0.002
+        self._floor_cache = max(float(np.percentile(np.fromiter(self._energy_hist, float), 10)), 1e-4)
+        return self._floor_cache
+
+    def _detect_impacts(self, t: np.ndarray, a_mag: np.ndarray) -> list[Impact]:
+        # the local background is the recent vibration (hum or chatter), so a knock must stand out of it:
+        # compare each sample with the mean of the ~64 samples before it
+        joined = np.concatenate([self._recent_a, a_mag])
+        cs = np.concatenate([[0.0], np.cumsum(joined)])
+        m = self._recent_a.size
+        idx = np.arange(m, joined.size)
+        lo = np.maximum(idx - 64, 0)
+        count = idx - lo
+        recent = np.where(count > 0, (cs[idx] - cs[lo]) / np.maximum(count, 1), 0.0)
+        floor = self.noise_floor()
+        threshold = np.maximum(self.impact_min_g, self.impact_factor * 1.5 * np.maximum(recent, floor))
+        found: list[Impact] = []
+        for i in np.flatnonzero(a_mag > threshold).tolist():
+            ti = float(t[i])
+            if ti - self._last_impact_t > self.refractory_s:
+                self._last_impact_t = ti
+                peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
+                self._impacts.append(Impact(ti, peak))
+                found.append(self._impacts[-1])
+        self._recent_a = joined[-64:]
+        return found
+
+    def _make_windows(self) -> list[ImuWindow]:
+        out: list[ImuWindow] = []
+        if not self._pending_t:
+            return out
+        if self._next_window_end is None:
+            self._next_window_end = self._pending_t[0] + self.window_s
+        ts = np.asarray(self._pending_t)
+        a = np.asarray(self._pending_a)
+        g = np.asarray(self._pending_g)
+        start_idx = 0
+        while self._next_window_end <= ts[-1]:
+            end = self._next_window_end
+            lo = int(np.searchsorted(ts, end - self.window_s, side="left"))
+            hi = int(np.searchsorted(ts, end, side="right"))
+            if hi - lo >= 4:
+                seg = a[lo:hi]
+                energy = float(np.sqrt(np.mean(seg**2)))
+                quarters = np.array_split(seg, 4)
+                q = np.array([np.sqrt(np.mean(x**2)) for x in quarters if x.size])
+                irregular = float(np.std(q) / (np.mean(q) + 1e-9))
+                win = ImuWindow(
+                    t=end - self.window_s / 2,
+                    energy=energy,
+                    peak=float(seg.max()),
+                    gyro=float(np.sqrt(np.mean(g[lo:hi] ** 2))),
+                    irregularity=irregular,
+                )
+                self._windows.append(win)
+                self._energy_hist.append(energy)
+                self._floor_cache = None
+                out.append(win)
+            self._next_window_end = end + self.hop_s
+            start_idx = int(np.searchsorted(ts, self._next_window_end - self.window_s, side="left"))
+        if start_idx > 0:
+            del self._pending_t[:start_idx]
+            del self._pending_a[:start_idx]
+            del self._pending_g[:start_idx]
+        return out
+
+    def _trim(self) -> None:
+        if self._last_t is None:
+            return
+        horizon = self._last_t - self.history_s
+        while self._windows and self._windows[0].t < horizon:
+            self._windows.popleft()
+        while self._impacts and self._impacts[0].t < horizon:
+            self._impacts.popleft()
+        while self._gaps and self._gaps[0].t_end < horizon:
+            self._gaps.popleft()
+
+    # -- queries ---------------------------------------------------------------------------------
+    @property
+    def last_t(self) -> float | None:
+        """Time of the newest sample, or None before any."""
+        return self._last_t
+
+    def windows_between(self, t0: float, t1: float) -> list[ImuWindow]:
+        """Windows whose centre lies in [t0, t1]."""
+        return [w for w in self._windows if t0 <= w.t <= t1]
+
+    def impacts_between(self, t0: float, t1: float) -> list[Impact]:
+        """Impacts with onset in [t0, t1]."""
+        return [i for i in self._impacts if t0 <= i.t <= t1]
+
+    def gap_between(self, t0: float, t1: float) -> bool:
+        """True if samples were lost anywhere in [t0, t1] (features there are not trusted)."""
+        return any(g.t_start < t1 and g.t_end > t0 for g in self._gaps)
+
+    def covers(self, t0: float, t1: float) -> bool:
+        """True if there are samples throughout [t0, t1] without a gap."""
+        if self._last_t is None or self._last_t < t1:
+            return False
+        wins = self.windows_between(t0, t1)
+        if not wins or wins[0].t - t0 > 0.1:
+            return False
+        return not self.gap_between(t0, t1)
+
+    def energy_series(self, t0: float, t1: float) -> tuple[np.ndarray, np.ndarray]:
+        """(times, energies) of the windows in [t0, t1]."""
+        wins = self.windows_between(t0, t1)
+        return np.array([w.t for w in wins]), np.array([w.energy for w in wins])
+
+    def release_impact(self, t_hint: float, before_s: float = 0.6, after_s: float = 0.4) -> Impact | None:
+        """The impact that marks a release seen by the camera near ``t_hint``: the strongest nearby knock."""
+        cands = self.impacts_between(t_hint - before_s, t_hint + after_s)
+        if not cands:
+            return None
+        return min(cands, key=lambda i: (abs(i.t - t_hint) - 0.05 * math.log(i.peak_g + 1e-9)))
+
+    def chatter_onset(self, t0: float, t1: float) -> float | None:
+        """When the steady hum of [t0, t1] turned into chatter: a change point in log energy.
+
+        Fits "flat, then rising" (a hinge) to the smoothed log energy; returns the hinge time when
+        the rise is clear (at least 2x the hum energy by the end), else None.
+        """
+        ts, e = self.energy_series(t0, t1)
+        if ts.size < 20:
+            return None
+        loge = np.log(np.maximum(e, self.noise_floor() * 0.5))
+        return rise_onset(ts, loge, min_rise=math.log(2.0))
+
+    def landing(self, t0: float, t1: float, quiet_s: float = 0.25) -> tuple[float | None, float | None]:
+        """(last impact in [t0, t1], start of the silence after it) — the landing and the rest it confirms.
+
+        Silence: windows whose energy stays under 3x the noise floor for ``quiet_s``.
+        """
+        impacts = self.impacts_between(t0, t1)
+        last_impact = impacts[-1].t if impacts else None
+        floor = self.noise_floor()
+        quiet_start: float | None = None
+        run_start: float | None = None
+        for w in self.windows_between(t0, t1 + quiet_s + 0.5):
+            if w.energy < 3.0 * floor:
+                if run_start is None:
+                    run_start = w.t - self.window_s / 2
+                if w.t - run_start >= quiet_s and (last_impact is None or run_start >= last_impact):
+                    quiet_start = run_start
+                    break
+            else:
+                run_start = None
+        return last_impact, quiet_start
+
+
+def hinge_onset(ts: np.ndarray, x: np.ndarray, min_rise: float, max_points: int = 400) -> float | None:
+    """Onset of a rise in ``x(ts)``: the knee of the best "flat, then linear rise" fit.
+
+    A flat segment at the baseline followed by a straight rise is fitted for every candidate knee and
+    the one with the least squared error wins. Returns None when the best fit rises by less than
+    ``min_rise`` over its rising part (no clear change).
+    """
+    n = ts.size
+    if n < 8:
+        return None
+    if n > max_points:
+        step = int(math.ceil(n / max_points))
+        ts, x = ts[::step], x[::step]
+        n = ts.size
+    best_err = math.inf
+    best_k = -1
+    best_rise = 0.0
+    cs = np.cumsum(x)
+    cs2 = np.cumsum(x * x)
+    for k in range(3, n - 3):
+        base = cs[k - 1] / k
+        err_flat = cs2[k - 1] - k * base * base
+        tt = ts[k:] - ts[k - 1]
+        yy = x[k:] - base
+        denom = float(np.dot(tt, tt))
+        if denom <= 0:
+            continue
+        slope = float(np.dot(tt, yy)) / denom
+        if slope <= 0:
+            continue
+        resid = yy - slope * tt
+        err = float(err_flat + np.dot(resid, resid))
+        if err < best_err:
+            best_err = err
+            best_k = k
+            best_rise = slope * float(tt[-1])
+    if best_k < 0 or best_rise < min_rise:
+        return None
+    return float(ts[best_k - 1])
+
+
+def smooth(x: np.ndarray, n: int) -> np.ndarray:
+    """Centred moving average over ``n`` points (edges use the points available)."""
+    if n <= 1 or x.size == 0:
+        return x.astype(np.float64)
+    k = np.ones(n) / n
+    num = np.convolve(x, k, mode="same")
+    den = np.convolve(np.ones_like(x, dtype=np.float64), k, mode="same")
+    return np.asarray(num / den)
+
+
+def rise_onset(ts: np.ndarray, x: np.ndarray, min_rise: float, smooth_n: int = 5) -> float | None:
+    """Onset of the first sustained rise of ``x(ts)`` above its starting level.
+
+    The rise may level off (chatter saturates, a tilt reaches a face), so the "flat, then rising" hinge
+    is fitted only up to where the smoothed signal first reaches 80% of its largest rise.
+    """
+    if ts.size < 8:
+        return None
+    xs = smooth(x, smooth_n)
+    base = float(np.median(xs[: max(4, xs.size // 4)]))
+    top = float(xs.max())
+    if top - base < min_rise:
+        return None
+    reach = np.flatnonzero(xs >= base + 0.8 * (top - base))
+    cut = int(reach[0]) + 1 if reach.size else xs.size
+    cut = max(cut, 8)
+    return hinge_onset(ts[:cut], x[:cut], min_rise=min_rise * 0.5)

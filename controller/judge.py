@@ -1,0 +1,819 @@
+"""The spin judge: fuses the camera's observations with the IMU's vibration into one verdict per spin.
+
+RULES.md, "Valid spin": a spin is valid when it spins at least 3.0 s without wobbling, measured from the
+release to the onset of wobble, comes to rest inside the tray, and nobody touches it from release until
+rest. An upside-down spin (on the handle) counts like any other. When the machine cannot decide it
+asks a judge rather than guess.
+
+:class:`SpinJudge` is a streaming state machine, fed frame by frame (:meth:`SpinJudge.feed_frame`) and
+IMU batch by batch (:meth:`SpinJudge.feed_imu`). It emits :class:`PhaseChange` events as the table's
+spin phase changes (for the display) and one :class:`SpinVerdict` when a spin ends. ``sevivon analyze``
+runs exactly this code over a recording.
+
+How the moments are measured:
+
+- **release**: the first frame in which the dreidel is seen on its own (apart from the hand that held
+  it, or appearing when a launcher drops it) and then keeps being seen. With an IMU, the release knock
+  on the tray nearest that frame sharpens it.
+- **wobble onset**: decided when the spin is over, looking back: the wobble measure (silhouette
+  elongation and centroid circling, see :mod:`vision.observation`) is flat while the dreidel sleeps and
+  rises once it wobbles; the onset is the knee of a "flat, then rising" fit. With an IMU the change
+  from hum to chatter is found the same way on the vibration energy and the two are fused.
+- **rest**: the first frame of the stretch in which the dreidel lies still (a lying silhouette, no
+  change between frames) that lasts ``rest_hold_s``. With an IMU the silence after the landing knock
+  confirms it.
+
+``stable_s`` is ``wobble_t - release_t``. A spin whose wobble cannot be told from its fall (it toppled
+straight over) has ``wobble_t = None`` and ``stable_s`` measured to the start of the fall.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Protocol
+
+import cv2
+import numpy as np
+
+from controller.clock import Clock
+from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, draw_timeline
+from controller.imu_features import ImuFeatureExtractor, rise_onset, smooth
+from controller.rules.letters import Letter
+from hardware.camera import Frame
+from hardware.imu import ImuBatch, ImuSample
+from vision.background import BackgroundModel, TrayRegion
+from vision.interference import InterferenceWatch
+from vision.observation import Observation, ObservationBuilder, Phase
+from vision.tracker import DreidelTracker, TrackResult
+
+
+class Reason(StrEnum):
+    """Why a spin is not valid (DESIGN.md's codes), or why it cannot be read."""
+
+    SHORT = "short"
+    WOBBLED_IMMEDIATELY = "wobbled_immediately"
+    LEFT_TRAY = "left_tray"
+    INTERFERENCE = "interference"
+    UNREADABLE = "unreadable"
+    NO_RELEASE = "no_release"
+
+
+class TablePhase(StrEnum):
+    """The spin phase shown on the display."""
+
+    LEARNING = "learning"  # learning the empty tray
+    READY = "ready"  # waiting for a spin
+    HAND = "hand"  # a hand is in the tray (about to spin, or picking up)
+    SPINNING = "spinning"
+    WOBBLING = "wobbling"
+    FALLING = "falling"
+    AT_REST = "at_rest"
+    CAMERA_FAILED = "camera_failed"
+
+
+class LetterReader(Protocol):
+    """What the judge needs from a letter recognizer (``vision.recognizer.LetterRecognizer``)."""
+
+    def read(self, image_bgr: np.ndarray, pose: Any = None, background_bgr: np.ndarray | None = None) -> Any:
+        """A reading with ``letter`` (Letter or None), ``confidence`` and ``pose``."""
+        ...
+
+
+@dataclass(frozen=True)
+class PhaseChange:
+    """The table's spin phase changed at ``t``."""
+
+    t: float
+    phase: TablePhase
+    previous: TablePhase
+    spin_id: int | None
+
+
+@dataclass(frozen=True)
+class SpinVerdict:
+    """The judgement of one spin.
+
+    ``reasons`` holds :class:`Reason` codes (empty for a valid, readable spin). ``needs_judge`` means the
+    machine will not decide alone (camera failed mid-spin, letter unreadable, low confidence): ``notes``
+    says why. ``evidence`` holds the still, clip and timeline (saved paths in ``evidence.paths``).
+    """
+
+    spin_id: int
+    release_t: float | None
+    wobble_t: float | None
+    rest_t: float | None
+    stable_s: float | None
+    letter: Letter | None
+    valid: bool
+    reasons: tuple[str, ...]
+    confidence: float
+    needs_judge: bool
+    evidence: SpinEvidence | None = None
+    notes: tuple[str, ...] = ()
+    letter_confidence: float | None = None
+    imu_used: bool = False
+    tip_bearing_deg: float | None = None
+    rest_xy: tuple[float, float] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """Exactly the fields of ``sevivon analyze --json`` (DESIGN.md)."""
+
+        def r(v: float | None) -> float | None:
+            return None if v is None else round(float(v), 3)
+
+        return {
+            "release_t": r(self.release_t),
+            "wobble_t": r(self.wobble_t),
+            "rest_t": r(self.rest_t),
+            "stable_s": r(self.stable_s),
+            "letter": None if self.letter is None else self.letter.value,
+            "valid": bool(self.valid),
+            "reasons": list(self.reasons),
+            "confidence": round(float(self.confidence), 3),
+        }
+
+
+JudgeEvent = PhaseChange | SpinVerdict
+
+
+@dataclass(frozen=True)
+class _FrameRef:
+    """A frame's number and time, and how to get its full-resolution picture."""
+
+    index: int
+    t: float
+    image: Callable[[], np.ndarray]
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """The judge's thresholds. ``min_stable_s`` is the rule (RULES.md); the others are measurement choices.
+
+    ``immediate_s``: a spin stable for less than this "wobbled immediately". ``confirm_s``: how long a
+    newly seen dreidel must keep being seen before it counts as released. ``rest_hold_s``: how long it
+    must lie still to be at rest. ``settle_s``: the start of a spin ignored when learning the sleeping
+    dreidel's baseline for the display (the release shakes it); ``onset_skip_s``: the start ignored
+    when looking back for the wobble onset (the hand or the release knock). ``lost_s``: how long a dreidel may be out of sight before
+    the spin ends without it. ``max_spin_s``: a spin still running after this goes to a judge.
+    """
+
+    min_stable_s: float = 3.0
+    immediate_s: float = 0.5
+    confirm_s: float = 0.2
+    rest_hold_s: float = 0.25
+    settle_s: float = 0.3
+    onset_skip_s: float = 0.1
+    lost_s: float = 0.8
+    max_spin_s: float = 60.0
+    lying_min_elongation: float = 1.45
+    needs_judge_below: float = 0.4
+    timing_sigma_s: float = 0.08
+
+
+@dataclass
+class _Spin:
+    """A spin in progress (mutable bookkeeping)."""
+
+    spin_id: int
+    release_t: float
+    t_obs: list[float] = field(default_factory=list)
+    wobble: list[float] = field(default_factory=list)
+    elong: list[float] = field(default_factory=list)
+    circling: list[float] = field(default_factory=list)
+    present: list[bool] = field(default_factory=list)
+    interference: InterferenceWatch | None = None
+    last_seen_t: float = 0.0
+    last_obs: Observation | None = None
+    last_in_tray: bool = True
+    lost_at_edge: bool = False
+    rest_t: float | None = None
+    rest_obs: Observation | None = None
+    rest_frame: np.ndarray | None = None
+    phase: TablePhase = TablePhase.SPINNING
+    frames: int = 0
+    frames_seen: int = 0
+    confirmed: bool = False
+    lying_from_start: bool = True
+    rest_angle: float | None = None
+    pending_phase: TablePhase = TablePhase.SPINNING
+    pending_frames: int = 0
+
+
+_PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
+
+
+class SpinJudge:
+    """Judges spins from a stream of frames (and IMU batches).
+
+    ``recognizer`` reads the letter at rest (None: no letter reading; every valid spin then needs a
+    judge). ``clock`` is only used for :meth:`camera_failed` without a time. ``imu`` says whether an IMU
+    is fitted (its features are used when its data covers the spin). ``evidence_dir``: where each
+    verdict's evidence is written (None: kept in memory only when ``keep_evidence``). ``tray``: a
+    calibrated tray outline (lores pixels) overriding the automatic one.
+    """
+
+    def __init__(
+        self,
+        recognizer: LetterReader | None,
+        clock: Clock | None = None,
+        imu: bool = False,
+        evidence_dir: str | Path | None = None,
+        tray: TrayRegion | None = None,
+        settings: JudgeSettings | None = None,
+        keep_evidence: bool | None = None,
+        lores_width: int = 320,
+    ) -> None:
+        self.recognizer = recognizer
+        self.clock = clock
+        self.settings = settings if settings is not None else JudgeSettings()
+        self.background = BackgroundModel(tray=tray)
+        self.tracker = DreidelTracker(self.background, lores_width=lores_width)
+        self.observer = ObservationBuilder(lying_min_elongation=self.settings.lying_min_elongation)
+        self.imu_enabled = imu
+        self.imu = ImuFeatureExtractor()
+        self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
+        self.keep_evidence = keep_evidence if keep_evidence is not None else self.evidence_dir is not None
+        self.clip = ClipBuffer() if self.keep_evidence else None
+        self.verdicts: list[SpinVerdict] = []
+        self._phase = TablePhase.LEARNING
+        self._spin: _Spin | None = None
+        self._next_id = 1
+        self._candidate_t: float | None = None
+        self._candidate_seen = 0
+        self._candidate_frames = 0
+        self._candidate_lying = 0
+        self._after_rest = False  # a judged dreidel still lies in the tray
+        self._absent_since: float | None = None
+        self._last_t: float | None = None
+        self._last_empty_full_t = -1e9
+        self._camera_ok = True
+        self._fps_est = 60.0
+        self._candidate_xy: tuple[float, float] | None = None
+        self._last_rest: tuple[float, float, float] | None = None  # x, y, length of the last judged rest
+        # recent hand positions (full-res px), to tell when the releasing hand let go
+        self._hands: deque[tuple[float, tuple[tuple[float, float], ...]]] = deque()
+
+    # -- state -------------------------------------------------------------------------------
+    @property
+    def phase(self) -> TablePhase:
+        """The current spin phase, for the display."""
+        return self._phase
+
+    @property
+    def spin_in_progress(self) -> bool:
+        """True between a release and its verdict."""
+        return self._spin is not None
+
+    def _set_phase(self, phase: TablePhase, t: float, events: list[JudgeEvent]) -> None:
+        if phase != self._phase:
+            sid = self._spin.spin_id if self._spin is not None else None
+            events.append(PhaseChange(t=t, phase=phase, previous=self._phase, spin_id=sid))
+            self._phase = phase
+
+    # -- input -------------------------------------------------------------------------------
+    def feed_imu(self, batch: ImuBatch | Iterable[ImuSample]) -> list[JudgeEvent]:
+        """Add IMU samples. Returns events (none today: the IMU refines verdicts that the camera ends)."""
+        self.imu.feed(batch)
+        return []
+
+    def feed_imu_array(self, arr: np.ndarray) -> list[JudgeEvent]:
+        """Add IMU samples as an N x 7 array (t, ax, ay, az, gx, gy, gz) — the fast path for recordings."""
+        self.imu.feed_array(arr)
+        return []
+
+    def camera_failed(self, t: float | None = None) -> list[JudgeEvent]:
+        """The camera stopped delivering. A spin in progress goes to a judge with the evidence so far."""
+        if t is None:
+            t = self.clock.monotonic() if self.clock is not None else (self._last_t or 0.0)
+        events: list[JudgeEvent] = []
+        self._camera_ok = False
+        spin = self._spin
+        if spin is not None:
+            events.append(self._verdict_incomplete(spin, t, "the camera failed during the spin"))
+        self._set_phase(TablePhase.CAMERA_FAILED, t, events)
+        return events
+
+    def finish(self) -> list[JudgeEvent]:
+        """The stream ended (end of a recording). A spin still running goes to a judge."""
+        events: list[JudgeEvent] = []
+        if self._spin is not None:
+            t = self._last_t if self._last_t is not None else self._spin.release_t
+            events.append(self._verdict_incomplete(self._spin, t, "the recording ended before the dreidel came to rest"))
+        return events
+
+    def feed_frame(self, frame: Frame) -> list[JudgeEvent]:
+        """Judge one frame. Returns phase changes and any verdict completed by it."""
+        small = self.tracker.shrink(frame)
+        return self.feed_small(frame.index, frame.t, small, lambda: frame.image)
+
+    def feed_small(
+        self, index: int, t: float, small_bgr: np.ndarray, full: Callable[[], np.ndarray]
+    ) -> list[JudgeEvent]:
+        """Judge one frame given as its lores BGR picture; ``full()`` returns the full-resolution picture.
+
+        The full picture is fetched only when needed (learning the tray, reading the letter), so a
+        recording can be decoded at reduced size. Call :meth:`DreidelTracker.set_full_size` first.
+        """
+        frame = _FrameRef(index, t, full)
+        events: list[JudgeEvent] = []
+        if self._last_t is not None and frame.t > self._last_t:
+            dt = frame.t - self._last_t
+            self._fps_est = 0.9 * self._fps_est + 0.1 * (1.0 / max(dt, 1e-3))
+        self._last_t = frame.t
+        if not self._camera_ok:
+            self._camera_ok = True
+            self._set_phase(TablePhase.READY if self.background.ready else TablePhase.LEARNING, frame.t, events)
+        tr = self.tracker.process_small(index, t, small_bgr, full)
+        if self.clip is not None:
+            self.clip.add(t, small_bgr)
+        if tr is None:
+            return events
+        if self._phase == TablePhase.LEARNING:
+            self._set_phase(TablePhase.READY, frame.t, events)
+        obs = self.observer.update(tr)
+        sc = tr.scale
+        self._hands.append((t, tuple((h.x * sc, h.y * sc) for h in tr.hands)))
+        while self._hands and t - self._hands[0][0] > 2.0:
+            self._hands.popleft()
+        if self._spin is None:
+            self._idle(frame, tr, obs, events)
+        else:
+            self._spinning(frame, tr, obs, events)
+        return events
+
+    # -- between spins -----------------------------------------------------------------------
+    def _idle(self, frame: _FrameRef, tr: TrackResult, obs: Observation, events: list[JudgeEvent]) -> None:
+        s = self.settings
+        if self._after_rest:
+            # a judged dreidel lies in the tray: wait until it is taken away or picked up to spin again
+            if obs.present and not obs.hand:
+                self._absent_since = None
+                return
+            if obs.merged or obs.hand:
+                self._set_phase(TablePhase.HAND, frame.t, events)
+                if not obs.present:
+                    self._after_rest = False
+                    self.tracker.reset_track()
+                    self.observer.reset()
+                return
+            if self._absent_since is None:
+                self._absent_since = frame.t
+            if frame.t - self._absent_since > 0.15:
+                self._after_rest = False
+                self.tracker.reset_track()
+                self.observer.reset()
+            return
+        if not obs.present:
+            self._candidate_t = None
+            self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, frame.t, events)
+            if not obs.hand and frame.t - self._last_empty_full_t > 2.0 and not tr.hands:
+                # keep the full-resolution empty tray fresh for the letter reader
+                self.background.update_full(frame.image())
+                self._last_empty_full_t = frame.t
+            return
+        # a dreidel on its own in view: a release (if it keeps being seen and is not just lying there)
+        if self._candidate_t is None:
+            self._candidate_xy = None
+            self._candidate_t = frame.t
+            self._candidate_seen = 0
+            self._candidate_frames = 0
+            self._candidate_lying = 0
+        self._candidate_frames += 1
+        self._candidate_seen += 1
+        lying_still = obs.elongation >= s.lying_min_elongation and obs.motion < self.observer.still_motion
+        if lying_still:
+            self._candidate_lying += 1
+        if self._candidate_xy is None and obs.x is not None and obs.y is not None:
+            self._candidate_xy = (obs.x, obs.y)
+        if frame.t - self._candidate_t >= s.confirm_s:
+            seen_t = self._candidate_t
+            self._candidate_t = None
+            xy = self._candidate_xy or (obs.x or 0.0, obs.y or 0.0)
+            self._candidate_xy = None
+            release_t = self._release_from_hand(seen_t, xy)
+            if self._candidate_lying >= 0.8 * self._candidate_frames:
+                self._after_rest = True
+                self._absent_since = None
+                last = self._last_rest
+                if last is not None and math.hypot(xy[0] - last[0], xy[1] - last[1]) < 0.5 * max(last[2], 20.0):
+                    # the dreidel that was already lying here (a hand covered it for a moment): no new spin
+                    return
+                # a dreidel put down lying still, never spun
+                spin = self._start_spin(release_t, events)
+                spin.rest_t = release_t
+                spin.rest_obs = obs
+                spin.rest_frame = frame.image()
+                events.append(self._verdict_no_release(spin, frame.t))
+                self._set_phase(TablePhase.AT_REST, frame.t, events)
+                return
+            spin = self._start_spin(release_t, events)
+            spin.confirmed = True
+
+    def _release_from_hand(self, seen_t: float, xy: tuple[float, float]) -> float:
+        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``.
+
+        The camera sees the dreidel only once the fingers have cleared it. The releasing hand is still
+        while it lets go and then moves away, so the release is taken as the end of the hand's last
+        still moment before the dreidel was seen. Without a hand (a launcher) it is the first sighting.
+        """
+        track: list[tuple[float, float, float]] = []
+        for t, hands in self._hands:
+            if seen_t - 1.5 <= t <= seen_t + 1e-9 and hands:
+                hx, hy = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
+                track.append((t, hx, hy))
+        if len(track) < 5 or seen_t - track[-1][0] > 0.2:
+            return seen_t - 0.5 / max(self._fps_est, 1.0)
+        ts = np.array([p[0] for p in track])
+        xs = np.array([p[1] for p in track])
+        ys = np.array([p[2] for p in track])
+        v = np.hypot(np.diff(xs), np.diff(ys)) / np.maximum(np.diff(ts), 1e-3)
+        v = smooth(v, 3)
+        tv = 0.5 * (ts[1:] + ts[:-1])
+        v_min = float(v.min())
+        v_end = float(v[tv >= seen_t - 0.12].max()) if np.any(tv >= seen_t - 0.12) else float(v[-1])
+        if v_end - v_min < 1e-6:
+            return seen_t - 0.5 / max(self._fps_est, 1.0)
+        still = np.flatnonzero(v <= v_min + 0.2 * (v_end - v_min))
+        t_release = float(tv[still[-1]]) if still.size else seen_t
+        return min(max(t_release, seen_t - 0.6), seen_t)
+
+    def _start_spin(self, release_t: float, events: list[JudgeEvent]) -> _Spin:
+        spin = _Spin(spin_id=self._next_id, release_t=release_t, last_seen_t=release_t)
+        self._next_id += 1
+        spin.interference = InterferenceWatch(release_t)
+        self._spin = spin
+        self.observer.wobble_baseline = None
+        if self.clip is not None:
+            self.clip.hold(release_t - 0.5)
+        self._set_phase(TablePhase.SPINNING, release_t, events)
+        return spin
+
+    # -- during a spin -----------------------------------------------------------------------
+    def _spinning(self, frame: _FrameRef, tr: TrackResult, obs: Observation, events: list[JudgeEvent]) -> None:
+        s = self.settings
+        spin = self._spin
+        assert spin is not None
+        spin.frames += 1
+        if spin.interference is not None:
+            spin.interference.update(tr)
+        if obs.present:
+            spin.frames_seen += 1
+            spin.last_seen_t = frame.t
+            spin.last_obs = obs
+            spin.last_in_tray = obs.in_tray
+            spin.t_obs.append(frame.t)
+            spin.wobble.append(obs.wobble)
+            spin.elong.append(obs.elongation)
+            spin.circling.append(obs.circling)
+            spin.present.append(True)
+            if self.observer.wobble_baseline is None and frame.t - spin.release_t > s.settle_s + 0.3:
+                early = [w for t, w in zip(spin.t_obs, spin.wobble, strict=True) if t >= spin.release_t + s.settle_s]
+                if early:
+                    self.observer.wobble_baseline = float(np.median(early))
+            display = {
+                Phase.SPINNING: TablePhase.SPINNING,
+                Phase.WOBBLING: TablePhase.WOBBLING,
+                Phase.FALLING: TablePhase.FALLING,
+                Phase.AT_REST: TablePhase.FALLING,
+            }.get(obs.phase, self._phase)
+            lying = obs.elongation >= s.lying_min_elongation
+            if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
+                spin.rest_t = obs.t - obs.still_s
+                spin.rest_obs = obs
+                spin.rest_frame = frame.image()
+                self._set_phase(TablePhase.AT_REST, frame.t, events)
+                events.append(self._verdict(spin, frame.t))
+                return
+            # the display only moves forward through a spin (spinning -> wobbling -> falling), once a
+            # phase has held for a few frames, so that it does not flicker
+            if display == spin.pending_phase:
+                spin.pending_frames += 1
+            else:
+                spin.pending_phase, spin.pending_frames = display, 1
+            order = _PHASE_ORDER
+            if (
+                spin.pending_frames >= 3
+                and order.get(display, 0) > order.get(self._phase, 0)
+                and self._phase != TablePhase.AT_REST
+            ):
+                self._set_phase(display, frame.t, events)
+        else:
+            if tr.lost_at_edge:
+                spin.lost_at_edge = True
+            if frame.t - spin.last_seen_t > s.lost_s and not obs.merged:
+                events.append(self._verdict(spin, frame.t, lost=True))
+                return
+            if obs.merged and frame.t - spin.last_seen_t > 3.0:
+                events.append(self._verdict(spin, frame.t, lost=True))
+                return
+        if frame.t - spin.release_t > s.max_spin_s:
+            events.append(self._verdict_incomplete(spin, frame.t, f"no rest after {s.max_spin_s:.0f} s"))
+
+    # -- verdicts ----------------------------------------------------------------------------
+    def _fall_start(self, spin: _Spin, end_t: float) -> float:
+        """Start of the final fall: the beginning of the last run of lying-shaped frames before ``end_t``."""
+        s = self.settings
+        ts = np.asarray(spin.t_obs)
+        el = np.asarray(spin.elong)
+        keep = ts <= end_t + 1e-9
+        ts, el = ts[keep], el[keep]
+        if ts.size == 0:
+            return end_t
+        lying = smooth(el, 3) >= s.lying_min_elongation
+        i = ts.size - 1
+        if not lying[i]:
+            return float(ts[i])
+        while i > 0 and lying[i - 1]:
+            i -= 1
+        return float(ts[i])
+
+    def _wobble_onset(self, spin: _Spin, fall_t: float) -> tuple[float | None, np.ndarray, np.ndarray]:
+        s = self.settings
+        ts = np.asarray(spin.t_obs)
+        wb = np.asarray(spin.wobble)
+        keep = (ts >= spin.release_t + s.onset_skip_s) & (ts <= fall_t)
+        tw, ww = ts[keep], wb[keep]
+        if tw.size < 8:
+            return None, ts, wb
+        onset = rise_onset(tw, ww, min_rise=0.12, smooth_n=max(3, int(round(self._fps_est * 0.06))))
+        return onset, ts, wb
+
+    def _imu_usable(self, t0: float, t1: float) -> bool:
+        return self.imu_enabled and self.imu.samples_seen > 0 and self.imu.covers(t0, t1)
+
+    def _verdict(self, spin: _Spin, t_now: float, lost: bool = False) -> SpinVerdict:
+        s = self.settings
+        notes: list[str] = []
+        release_t = spin.release_t
+        rest_t = spin.rest_t if not lost else spin.last_seen_t
+        end_t = rest_t if rest_t is not None else t_now
+        fall_t = self._fall_start(spin, end_t)
+        vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
+        imu_used = False
+        if self._imu_usable(release_t - 0.3, end_t):
+            imp = self.imu.release_impact(release_t)
+            if imp is not None:
+                release_t = imp.t
+                imu_used = True
+            imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
+            if imu_onset is not None and (vis_onset is None or abs(imu_onset - vis_onset) < 0.6):
+                vis_onset = imu_onset if vis_onset is None else 0.5 * (imu_onset + vis_onset)
+                imu_used = True
+            if not lost and rest_t is not None:
+                landing, quiet = self.imu.landing(fall_t - 0.3, end_t + 0.3)
+                if quiet is not None and abs(quiet - rest_t) < 0.4:
+                    rest_t = 0.5 * (rest_t + quiet)
+                    imu_used = True
+        wobble_t = vis_onset if vis_onset is not None and vis_onset < fall_t else None
+        stable_end = wobble_t if wobble_t is not None else fall_t
+        stable_s = max(0.0, stable_end - release_t)
+        reasons: list[str] = []
+        if stable_s < s.immediate_s:
+            reasons.append(Reason.WOBBLED_IMMEDIATELY.value)
+        elif stable_s < s.min_stable_s:
+            reasons.append(Reason.SHORT.value)
+        left = lost and (spin.lost_at_edge or not spin.last_in_tray)
+        if not lost and spin.rest_obs is not None and not spin.rest_obs.in_tray:
+            left = True
+        if lost and not left:
+            notes.append("the dreidel went out of sight without leaving the tray")
+        if left:
+            reasons.append(Reason.LEFT_TRAY.value)
+        interf = spin.interference.event if spin.interference is not None else None
+        if interf is not None and (rest_t is None or interf.t <= rest_t + 0.05):
+            reasons.append(Reason.INTERFERENCE.value)
+            notes.append(f"{interf.why} at {interf.t:.2f}s")
+        valid = not reasons
+        # the letter: read it on the full-resolution resting frame
+        letter: Letter | None = None
+        letter_conf: float | None = None
+        pose: Any = None
+        if spin.rest_frame is not None and not lost:
+            letter, letter_conf, pose = self._read_letter(spin.rest_frame, spin.rest_obs)
+            if letter is None:
+                reasons.append(Reason.UNREADABLE.value)
+                notes.append("the letter could not be read")
+        elif lost:
+            notes.append("no resting picture to read a letter from")
+        # confidence: how sure the valid/invalid call is, times the letter's confidence for a valid spin
+        sigma = s.timing_sigma_s * (0.7 if imu_used else 1.0)
+        margin = abs(stable_s - s.min_stable_s)
+        c_timing = 0.5 * (1.0 + math.erf(margin / (sigma * math.sqrt(2.0))))
+        if left or interf is not None:
+            c_timing = max(c_timing, 0.9)
+        seen = spin.frames_seen / max(spin.frames, 1)
+        c_track = min(1.0, 0.5 + seen)
+        confidence = c_timing * c_track
+        if valid:
+            confidence *= letter_conf if letter_conf is not None else 0.0
+        needs_judge = False
+        if Reason.UNREADABLE.value in reasons and valid:
+            needs_judge = True
+        if confidence < s.needs_judge_below:
+            needs_judge = True
+            notes.append(f"low confidence {confidence:.2f}")
+        if lost and not left and interf is None:
+            needs_judge = True
+        verdict = self._finish(
+            spin,
+            t_now,
+            release_t=release_t,
+            wobble_t=wobble_t,
+            rest_t=rest_t,
+            stable_s=stable_s,
+            letter=letter,
+            letter_conf=letter_conf,
+            valid=valid,
+            reasons=tuple(reasons),
+            confidence=confidence,
+            needs_judge=needs_judge,
+            notes=tuple(notes),
+            imu_used=imu_used,
+            pose=pose,
+            series=(ts_w, wb),
+        )
+        self._after_rest = not lost
+        if spin.rest_obs is not None and spin.rest_obs.x is not None and spin.rest_obs.y is not None:
+            self._last_rest = (spin.rest_obs.x, spin.rest_obs.y, spin.rest_obs.length)
+        return verdict
+
+    def _read_letter(self, image: np.ndarray, obs: Observation | None) -> tuple[Letter | None, float | None, Any]:
+        if self.recognizer is None:
+            return None, None, None
+        pose = None
+        try:
+            from vision.pose import find_resting_dreidel
+
+            mask = None
+            if obs is not None and obs.x is not None and obs.y is not None:
+                mask = np.zeros(image.shape[:2], np.uint8)
+                r = int(max(obs.length * 1.3, 40))
+                cv2.circle(mask, (int(obs.x), int(obs.y)), r, 255, -1)
+            bg = self.background.full_image
+            if bg is not None and bg.shape != image.shape:
+                bg = None
+            pose = find_resting_dreidel(image, background_bgr=bg, mask=mask)
+            reading = self.recognizer.read(image, pose=pose, background_bgr=bg)
+        except ImportError:
+            reading = self.recognizer.read(image)
+        letter = getattr(reading, "letter", None)
+        conf = float(getattr(reading, "confidence", 0.0))
+        pose = getattr(reading, "pose", None) or pose
+        if letter is not None and not isinstance(letter, Letter):
+            letter = Letter.parse(str(letter))
+        return letter, conf, pose
+
+    def _verdict_no_release(self, spin: _Spin, t_now: float) -> SpinVerdict:
+        self._last_rest = (
+            (spin.rest_obs.x, spin.rest_obs.y, spin.rest_obs.length)
+            if spin.rest_obs is not None and spin.rest_obs.x is not None and spin.rest_obs.y is not None
+            else None
+        )
+        return self._finish(
+            spin,
+            t_now,
+            release_t=spin.release_t,
+            wobble_t=None,
+            rest_t=spin.rest_t,
+            stable_s=0.0,
+            letter=None,
+            letter_conf=None,
+            valid=False,
+            reasons=(Reason.NO_RELEASE.value,),
+            confidence=0.8,
+            needs_judge=False,
+            notes=("the dreidel was put down lying still, not spun",),
+            imu_used=False,
+            pose=None,
+            series=(np.asarray(spin.t_obs), np.asarray(spin.wobble)),
+        )
+
+    def _verdict_incomplete(self, spin: _Spin, t_now: float, why: str) -> SpinVerdict:
+        verdict = self._finish(
+            spin,
+            t_now,
+            release_t=spin.release_t,
+            wobble_t=None,
+            rest_t=None,
+            stable_s=None,
+            letter=None,
+            letter_conf=None,
+            valid=False,
+            reasons=(),
+            confidence=0.0,
+            needs_judge=True,
+            notes=(why,),
+            imu_used=False,
+            pose=None,
+            series=(np.asarray(spin.t_obs), np.asarray(spin.wobble)),
+        )
+        self._after_rest = False
+        return verdict
+
+    def _finish(
+        self,
+        spin: _Spin,
+        t_now: float,
+        *,
+        release_t: float | None,
+        wobble_t: float | None,
+        rest_t: float | None,
+        stable_s: float | None,
+        letter: Letter | None,
+        letter_conf: float | None,
+        valid: bool,
+        reasons: tuple[str, ...],
+        confidence: float,
+        needs_judge: bool,
+        notes: tuple[str, ...],
+        imu_used: bool,
+        pose: Any,
+        series: tuple[np.ndarray, np.ndarray],
+    ) -> SpinVerdict:
+        evidence = None
+        if self.keep_evidence:
+            evidence = self._evidence(
+                spin, release_t, wobble_t, rest_t, stable_s, letter, letter_conf, valid, reasons, pose, series
+            )
+            if self.evidence_dir is not None:
+                evidence.save(self.evidence_dir, spin.spin_id)
+        bearing = None
+        if pose is not None and getattr(pose, "tip", None) is not None and getattr(pose, "center", None) is not None:
+            bearing = math.degrees(math.atan2(pose.tip[1] - pose.center[1], pose.tip[0] - pose.center[0])) % 360.0
+        rest_xy = None
+        if spin.rest_obs is not None and spin.rest_obs.x is not None and spin.rest_obs.y is not None:
+            rest_xy = (spin.rest_obs.x, spin.rest_obs.y)
+        verdict = SpinVerdict(
+            spin_id=spin.spin_id,
+            release_t=release_t,
+            wobble_t=wobble_t,
+            rest_t=rest_t,
+            stable_s=stable_s,
+            letter=letter,
+            valid=valid,
+            reasons=reasons,
+            confidence=float(min(max(confidence, 0.0), 1.0)),
+            needs_judge=needs_judge,
+            evidence=evidence,
+            notes=notes,
+            letter_confidence=letter_conf,
+            imu_used=imu_used,
+            tip_bearing_deg=bearing,
+            rest_xy=rest_xy,
+        )
+        self.verdicts.append(verdict)
+        self._spin = None
+        self.observer.wobble_baseline = None
+        return verdict
+
+    def _evidence(
+        self,
+        spin: _Spin,
+        release_t: float | None,
+        wobble_t: float | None,
+        rest_t: float | None,
+        stable_s: float | None,
+        letter: Letter | None,
+        letter_conf: float | None,
+        valid: bool,
+        reasons: tuple[str, ...],
+        pose: Any,
+        series: tuple[np.ndarray, np.ndarray],
+    ) -> SpinEvidence:
+        marks = Marks(
+            release_t=release_t,
+            wobble_t=wobble_t,
+            rest_t=rest_t,
+            stable_s=stable_s,
+            letter=None if letter is None else letter.value,
+            letter_confidence=letter_conf,
+            valid=valid,
+            reasons=reasons,
+        )
+        t0 = (release_t if release_t is not None else spin.release_t) - 0.5
+        t1 = (rest_t if rest_t is not None else spin.last_seen_t) + 0.5
+        t_imu = e_imu = None
+        if self.imu.samples_seen:
+            t_imu, e_imu = self.imu.energy_series(t0, t1)
+        timeline = draw_timeline(series[0], series[1], t_imu, e_imu, marks)
+        still = None
+        if spin.rest_frame is not None:
+            obs = spin.rest_obs
+            tray = self.background.tray
+            poly = tray.polygon * self.tracker.scale if tray is not None else None
+            still = draw_still(
+                spin.rest_frame,
+                marks,
+                center=(obs.x, obs.y) if obs is not None and obs.x is not None and obs.y is not None else None,
+                length=obs.length if obs is not None else None,
+                angle_deg=None,
+                pose=pose,
+                tray_polygon=poly,
+            )
+        clip = self.clip.take(t1) if self.clip is not None else []
+        return SpinEvidence(still=still, timeline=timeline, clip=clip)

@@ -1,0 +1,278 @@
+"""The empty tray: a background model that adapts slowly to light, and the tray's boundary.
+
+Every session starts with the tray empty for at least a second (DESIGN.md), so the model learns the
+empty tray from the first ``learn_s`` seconds (a per-pixel median, so a passing hand does not stick).
+After that it follows the light two ways: a global gain measured every frame on the visible tray
+(exposure changes quickly and everywhere) and a slow per-pixel blend of the pixels that are not
+foreground (a lamp moving, the sun).
+
+Work happens on the small "lores" image (about 320 px wide) that the tracker uses; a full-resolution
+background is kept too, for the letter recognizer.
+
+The tray's boundary is found on the learned background: the felt is the large, fairly uniform region
+around the picture's centre. A calibration overrides it with :meth:`TrayRegion.from_polygon` or
+:meth:`TrayRegion.from_circle`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+
+class BackgroundError(RuntimeError):
+    """The background cannot be learned (for example, frames of the wrong size)."""
+
+
+@dataclass(frozen=True)
+class TrayRegion:
+    """Where the tray is, as a mask on the lores image (255 = inside).
+
+    ``source`` says where it came from: ``"auto"`` (found on the empty tray), ``"calibration"``
+    (a person drew it) or ``"picture"`` (no tray found: the whole picture counts as the tray).
+    ``polygon`` is its outline in lores pixels.
+    """
+
+    mask: np.ndarray
+    polygon: np.ndarray
+    source: str
+
+    @property
+    def size(self) -> tuple[int, int]:
+        """(width, height) of the lores image the mask belongs to."""
+        return int(self.mask.shape[1]), int(self.mask.shape[0])
+
+    def contains(self, x: float, y: float, margin: float = 0.0) -> bool:
+        """Is the lores point (x, y) inside the tray, at least ``margin`` px from its edge (negative: outside allowed)?"""
+        d = cv2.pointPolygonTest(self.polygon.astype(np.float32).reshape(-1, 1, 2), (float(x), float(y)), True)
+        return bool(d >= margin)
+
+    def distance_inside(self, x: float, y: float) -> float:
+        """Signed distance (lores px) from the tray's edge: positive inside, negative outside."""
+        return float(
+            cv2.pointPolygonTest(self.polygon.astype(np.float32).reshape(-1, 1, 2), (float(x), float(y)), True)
+        )
+
+    @classmethod
+    def from_polygon(cls, points: np.ndarray | list[tuple[float, float]], size: tuple[int, int]) -> TrayRegion:
+        """A calibrated tray from an outline in lores pixels; ``size`` = (width, height) of the lores image."""
+        poly = np.asarray(points, dtype=np.float32).reshape(-1, 2)
+        if poly.shape[0] < 3:
+            raise ValueError("a tray outline needs at least 3 points")
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        cv2.fillPoly(mask, [np.round(poly).astype(np.int32)], 255)
+        return cls(mask=mask, polygon=poly, source="calibration")
+
+    @classmethod
+    def from_circle(cls, cx: float, cy: float, r: float, size: tuple[int, int]) -> TrayRegion:
+        """A calibrated round tray (centre and radius in lores pixels)."""
+        if r <= 0:
+            raise ValueError("the tray radius must be positive")
+        angles = np.linspace(0, 2 * np.pi, 72, endpoint=False)
+        poly = np.stack([cx + r * np.cos(angles), cy + r * np.sin(angles)], axis=1)
+        return cls.from_polygon(poly, size)
+
+    @classmethod
+    def whole_picture(cls, size: tuple[int, int]) -> TrayRegion:
+        """The fallback when no tray can be found: all of the picture."""
+        w, h = size
+        poly = np.array([[0, 0], [w - 1, 0], [w - 1, h - 1], [0, h - 1]], np.float32)
+        return cls(mask=np.full((h, w), 255, np.uint8), polygon=poly, source="picture")
+
+    def scaled(self, factor: float) -> TrayRegion:
+        """The same region on an image ``factor`` times larger (e.g. lores -> full resolution)."""
+        w, h = self.size
+        size = (int(round(w * factor)), int(round(h * factor)))
+        region = TrayRegion.from_polygon(self.polygon * factor, size)
+        return TrayRegion(mask=region.mask, polygon=region.polygon, source=self.source)
+
+
+def find_tray(background_bgr: np.ndarray) -> TrayRegion:
+    """Find the tray on a picture of the empty tray (lores BGR).
+
+    The felt is matte and fairly uniform, so the tray is the connected region around the picture's centre
+    whose colour stays close to the centre's colour; its convex hull is the tray (a round or square outline).
+    If that region is implausibly small or large the whole picture is used (``source="picture"``).
+    """
+    h, w = background_bgr.shape[:2]
+    blur = cv2.GaussianBlur(background_bgr, (5, 5), 0)
+    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
+    cy0, cy1, cx0, cx1 = int(h * 0.35), int(h * 0.65), int(w * 0.35), int(w * 0.65)
+    centre = lab[cy0:cy1, cx0:cx1].reshape(-1, 3)
+    ref = np.median(centre, axis=0)
+    dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
+    spread = float(np.percentile(np.sqrt(((centre - ref) ** 2).sum(axis=1)), 95))
+    thr = max(10.0, 2.5 * spread)
+    felt = (dist < thr).astype(np.uint8) * 255
+    felt = cv2.morphologyEx(felt, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(felt, connectivity=4)
+    lab_c = labels[h // 2, w // 2]
+    if lab_c == 0:
+        # the centre pixel itself is odd (a mark on the felt): take the largest component in the centre box
+        box = labels[cy0:cy1, cx0:cx1]
+        vals, counts = np.unique(box[box > 0], return_counts=True)
+        if vals.size == 0:
+            return TrayRegion.whole_picture((w, h))
+        lab_c = int(vals[np.argmax(counts)])
+    region = (labels == lab_c).astype(np.uint8)
+    area = float(stats[lab_c, cv2.CC_STAT_AREA])
+    if area < 0.15 * w * h:
+        return TrayRegion.whole_picture((w, h))
+    contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
+    hull = cv2.convexHull(max(contours, key=cv2.contourArea)).reshape(-1, 2).astype(np.float32)
+    # pull the outline in a little so the rim's inner edge does not count as felt
+    c = hull.mean(axis=0)
+    hull = c + (hull - c) * 0.985
+    region_t = TrayRegion.from_polygon(hull, (w, h))
+    if float(np.count_nonzero(region_t.mask)) > 0.97 * w * h:
+        return TrayRegion.whole_picture((w, h))
+    return TrayRegion(mask=region_t.mask, polygon=region_t.polygon, source="auto")
+
+
+class BackgroundModel:
+    """The empty tray on the lores image, learned from the first frames and adapting slowly.
+
+    Feed every lores frame to :meth:`observe` (with the full-resolution frame while learning).
+    Once :attr:`ready`, :meth:`difference` gives the per-pixel change from the empty tray and
+    :meth:`update` blends in the pixels the caller says are background.
+    """
+
+    def __init__(
+        self,
+        learn_s: float = 1.0,
+        adapt_tau_s: float = 6.0,
+        tray: TrayRegion | None = None,
+        max_learn_frames: int = 15,
+    ) -> None:
+        self.learn_s = learn_s
+        self.adapt_tau_s = adapt_tau_s
+        self._calibrated_tray = tray
+        self.max_learn_frames = max_learn_frames
+        self._learn: list[np.ndarray] = []
+        self._learn_full: list[np.ndarray] = []
+        self._t0: float | None = None
+        self._last_learn_t = -1e9
+        self._bg: np.ndarray | None = None  # float32 lores BGR
+        self._bg_u8: np.ndarray | None = None
+        self._full: np.ndarray | None = None
+        self._last_t: float | None = None
+        self.tray: TrayRegion | None = None
+        self.noise: float = 4.0
+        self.gain: float = 1.0
+        self._sample_idx: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def ready(self) -> bool:
+        """True once the empty tray has been learned."""
+        return self._bg is not None
+
+    @property
+    def image(self) -> np.ndarray:
+        """The current lores background (uint8 BGR)."""
+        if self._bg_u8 is None:
+            raise BackgroundError("the background has not been learned yet")
+        return self._bg_u8
+
+    @property
+    def full_image(self) -> np.ndarray | None:
+        """The full-resolution background (uint8 BGR), if full frames were given while learning."""
+        return self._full
+
+    def observe(self, small_bgr: np.ndarray, t: float, full_bgr: np.ndarray | None = None) -> bool:
+        """Learn from one frame while learning. Returns :attr:`ready`."""
+        if self._bg is not None:
+            return True
+        if self._learn and small_bgr.shape != self._learn[0].shape:
+            raise BackgroundError(
+                f"frame size changed while learning the background: {small_bgr.shape} after {self._learn[0].shape}"
+            )
+        if self._t0 is None:
+            self._t0 = t
+        spacing = self.learn_s / max(self.max_learn_frames - 1, 1)
+        if t - self._last_learn_t >= spacing * 0.9 or len(self._learn) < 2:
+            self._learn.append(small_bgr.copy())
+            if full_bgr is not None:
+                self._learn_full.append(full_bgr.copy())
+            self._last_learn_t = t
+        if t - self._t0 >= self.learn_s and len(self._learn) >= 3:
+            self._finish_learning()
+        return self._bg is not None
+
+    def _finish_learning(self) -> None:
+        stack = np.stack(self._learn).astype(np.float32)
+        med = np.median(stack, axis=0)
+        # sensor noise: the spread of each pixel over the learning frames, robustly over the picture
+        dev = np.abs(stack - med).max(axis=3)
+        self.noise = float(max(1.5, np.median(dev) * 1.4826))
+        self._bg = med.astype(np.float32)
+        self._bg_u8 = np.clip(med + 0.5, 0, 255).astype(np.uint8)
+        if self._learn_full:
+            self._full = np.median(np.stack(self._learn_full), axis=0).astype(np.uint8)
+        self.tray = self._calibrated_tray if self._calibrated_tray is not None else find_tray(self._bg_u8)
+        h, w = self._bg_u8.shape[:2]
+        ys, xs = np.mgrid[2:h:6, 2:w:6]
+        inside = self.tray.mask[ys, xs] > 0
+        if inside.sum() < 50:
+            inside = np.ones_like(inside)
+        self._sample_idx = (ys[inside], xs[inside])
+        self._learn.clear()
+        self._learn_full.clear()
+
+    def set_tray(self, tray: TrayRegion) -> None:
+        """Override the tray boundary (a calibration)."""
+        self._calibrated_tray = tray
+        if self._bg is not None:
+            self.tray = tray
+
+    def difference(self, small_bgr: np.ndarray) -> np.ndarray:
+        """Per-pixel change from the empty tray (uint8: the largest change over B, G, R), after the global gain."""
+        if self._bg is None or self._bg_u8 is None or self._sample_idx is None:
+            raise BackgroundError("the background has not been learned yet")
+        ys, xs = self._sample_idx
+        f = small_bgr[ys, xs].astype(np.float32).sum(axis=1)
+        b = self._bg[ys, xs].sum(axis=1)
+        ratio = f / np.maximum(b, 1.0)
+        # the median ignores the few sampled pixels covered by a dreidel or a hand
+        gain = float(np.median(ratio))
+        self.gain = gain if 0.5 < gain < 2.0 else 1.0
+        ref = self._bg_u8 if abs(self.gain - 1.0) < 0.01 else cv2.convertScaleAbs(self._bg, alpha=self.gain)
+        diff = cv2.absdiff(small_bgr, ref)
+        b_, g_, r_ = cv2.split(diff)
+        return cv2.max(cv2.max(b_, g_), r_)
+
+    def shadow(self, small_bgr: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
+        """Shadow pixels inside ``region`` (x, y, w, h): darker than the tray by a similar factor in every channel."""
+        if self._bg is None:
+            raise BackgroundError("the background has not been learned yet")
+        x, y, w, h = region
+        f = small_bgr[y : y + h, x : x + w].astype(np.float32) + 1.0
+        b = self._bg[y : y + h, x : x + w] * self.gain + 1.0
+        r = f / b
+        rmean = r.mean(axis=2)
+        spread = r.max(axis=2) - r.min(axis=2)
+        return ((rmean > 0.45) & (rmean < 0.93) & (spread < 0.12 * rmean + 0.04)).astype(np.uint8)
+
+    def update(self, small_bgr: np.ndarray, t: float, background_mask: np.ndarray | None = None) -> None:
+        """Blend the frame into the model where ``background_mask`` is non-zero (everywhere if None).
+
+        The blend weight follows the time since the last update, so the adaptation speed does not
+        depend on the frame rate.
+        """
+        if self._bg is None:
+            return
+        dt = 1.0 / 60 if self._last_t is None else min(max(t - self._last_t, 0.0), 1.0)
+        self._last_t = t
+        alpha = dt / (self.adapt_tau_s + dt)
+        if alpha <= 0:
+            return
+        cv2.accumulateWeighted(small_bgr.astype(np.float32), self._bg, alpha, mask=background_mask)
+        self._bg_u8 = cv2.convertScaleAbs(self._bg)
+
+    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
+        """Blend a full-resolution picture of the empty tray into the full background (call when empty)."""
+        if self._full is None or self._full.shape != full_bgr.shape:
+            self._full = full_bgr.copy()
+            return
+        self._full = cv2.addWeighted(self._full, 1.0 - weight, full_bgr, weight, 0.0)

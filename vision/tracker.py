@@ -1,0 +1,306 @@
+"""Find the dreidel (and any hand) in every frame, on a small image, and keep track of it.
+
+Each frame is shrunk to about 320 px wide (or its ``lores`` picture is used), compared with the
+:class:`~vision.background.BackgroundModel`, and the changed regions become :class:`Blob` s with their
+shape measured by image moments (centroid, area, elongation, axis). Shadows are taken out of a blob
+before it is measured, so that a shadow cast sideways does not look like a tilt.
+
+A blob is a hand (or an arm) when it is big for a dreidel, reaches the picture's edge, or is mostly
+skin-coloured and larger than the dreidel. The dreidel is the blob that continues the previous track;
+without a track, the most dreidel-like free blob inside the tray. When the dreidel and a hand touch they
+merge into one blob: :attr:`TrackResult.merged` says so.
+
+The tracker does not try to see the rotation: at 60-120 fps a spinning dreidel aliases. It measures
+what the silhouette does (see :mod:`vision.observation`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+from hardware.camera import Frame
+from vision.background import BackgroundModel
+from vision.interference import skin_fraction
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A changed region of the lores image, measured without its shadow.
+
+    ``x``, ``y``: centroid (lores px); ``area`` in lores px; ``bbox`` = (x, y, w, h);
+    ``elongation`` = sqrt(major / minor second moment) (1 for a disc or a square);
+    ``angle_deg`` of the major axis; ``length`` = the major axis length (4 sigma);
+    ``edge``: touches the picture's border; ``skin``: fraction of skin-coloured pixels;
+    ``tray_overlap``: for a hand, the fraction of its pixels inside the tray.
+    """
+
+    x: float
+    y: float
+    area: float
+    bbox: tuple[int, int, int, int]
+    elongation: float
+    angle_deg: float
+    length: float
+    width: float
+    edge: bool
+    skin: float
+    is_hand: bool = False
+    tray_overlap: float = 0.0
+
+
+@dataclass(frozen=True)
+class TrackResult:
+    """The tracker's answer for one frame.
+
+    ``dreidel`` is the tracked dreidel's blob or None; ``hands`` the hand/arm blobs; ``merged`` is True
+    when the dreidel's last position is covered by a hand blob (held, or touched). ``motion`` is the mean
+    frame-to-frame change (grey levels above noise) inside the dreidel's box: near 0 for a still body.
+    ``in_tray`` is whether the dreidel's centroid is inside the tray; ``scale`` = full-res px per lores px.
+    """
+
+    index: int
+    t: float
+    dreidel: Blob | None
+    hands: tuple[Blob, ...]
+    merged: bool
+    motion: float
+    in_tray: bool
+    scale: float
+    lost_at_edge: bool = False
+
+
+@dataclass(frozen=True)
+class _Stamp:
+    index: int
+    t: float
+
+
+class DreidelTracker:
+    """Per-frame detection and tracking on a lores picture.
+
+    ``lores_width`` is the tracking width (320 by default); ``dreidel_px`` the expected range of a
+    resting dreidel's length in full-resolution pixels (DESIGN.md: about 40-150), used to tell a
+    dreidel from a hand.
+    """
+
+    def __init__(
+        self,
+        background: BackgroundModel | None = None,
+        lores_width: int = 320,
+        dreidel_px: tuple[float, float] = (30.0, 200.0),
+    ) -> None:
+        self.background = background if background is not None else BackgroundModel()
+        self.lores_width = lores_width
+        self.dreidel_px = dreidel_px
+        self.scale = 1.0
+        self._size: tuple[int, int] | None = None
+        self._prev_grey: np.ndarray | None = None
+        self._track: Blob | None = None
+        self._track_t = -1e9
+        self._kernel = np.ones((3, 3), np.uint8)
+        self._frames_since_update = 0
+        self._last_small: np.ndarray | None = None
+
+    # -- public ------------------------------------------------------------------------------
+    def reset_track(self) -> None:
+        """Forget the tracked dreidel (it was taken away)."""
+        self._track = None
+
+    @property
+    def last_small(self) -> np.ndarray | None:
+        """The most recent lores BGR picture (for evidence and interference checks)."""
+        return self._last_small
+
+    def shrink(self, frame: Frame) -> np.ndarray:
+        """The lores BGR picture of a frame (keeps the aspect ratio)."""
+        h, w = frame.image.shape[:2]
+        if self._size is None:
+            lw = min(self.lores_width, w)
+            self._size = (lw, int(round(h * lw / w)))
+            self.scale = w / lw
+        if (w, h) == self._size:
+            return frame.image
+        return cv2.resize(frame.image, self._size, interpolation=cv2.INTER_AREA)
+
+    def process(self, frame: Frame) -> TrackResult | None:
+        """Track one frame. Returns None while the background is still being learned."""
+        small = self.shrink(frame)
+        return self.process_small(frame.index, frame.t, small, lambda: frame.image)
+
+    def set_full_size(self, width: int, height: int) -> None:
+        """Tell the tracker the full-resolution size when it is fed lores pictures directly."""
+        lw = min(self.lores_width, width)
+        self._size = (lw, int(round(height * lw / width)))
+        self.scale = width / lw
+
+    def process_small(
+        self, index: int, t: float, small: np.ndarray, full: Callable[[], np.ndarray] | None = None
+    ) -> TrackResult | None:
+        """Track one frame given as its lores BGR picture (``full`` fetches the full picture if needed).
+
+        The full picture is only asked for while the background is learned.
+        """
+        frame = _Stamp(index, t)
+        self._last_small = small
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
+        bg = self.background
+        if not bg.ready:
+            bg.observe(small, t, full() if full is not None else None)
+            self._prev_grey = grey
+            return None
+        diff = bg.difference(small)
+        thr = max(14.0, 5.0 * bg.noise)
+        _, fg = cv2.threshold(diff, thr, 255, cv2.THRESH_BINARY)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
+        fg = cv2.dilate(fg, self._kernel)
+        blobs = self._blobs(small, fg)
+        hands = tuple(b for b in blobs if b.is_hand)
+        dreidel, merged = self._pick_dreidel(blobs, frame.t)
+        motion = 0.0
+        if dreidel is not None and self._prev_grey is not None:
+            x, y, w, h = dreidel.bbox
+            a = grey[y : y + h, x : x + w]
+            b = self._prev_grey[y : y + h, x : x + w]
+            d = cv2.absdiff(a, b)
+            motion = max(float(d.mean()) - 1.128 * bg.noise, 0.0)
+        tray = bg.tray
+        in_tray = True
+        lost = False
+        if dreidel is not None and tray is not None:
+            in_tray = tray.contains(dreidel.x, dreidel.y)
+        if dreidel is None and self._track is not None and not merged:
+            # lost this frame: did it leave through the picture's edge?
+            w_s, h_s = self._size if self._size else (0, 0)
+            tb = self._track
+            margin = max(tb.length, 6.0)
+            lost = (
+                tb.x < margin or tb.y < margin or tb.x > w_s - margin or tb.y > h_s - margin
+            ) and frame.t - self._track_t < 0.5
+        self._prev_grey = grey
+        self._adapt(small, fg, frame)
+        return TrackResult(
+            index=frame.index,
+            t=frame.t,
+            dreidel=dreidel,
+            hands=hands,
+            merged=merged,
+            motion=motion,
+            in_tray=in_tray,
+            scale=self.scale,
+            lost_at_edge=lost,
+        )
+
+    # -- internals ---------------------------------------------------------------------------
+    def _adapt(self, small: np.ndarray, fg: np.ndarray, frame: _Stamp) -> None:
+        # the model follows the light slowly; updating every 4th frame is plenty and saves time
+        self._frames_since_update += 1
+        if self._frames_since_update < 4:
+            return
+        self._frames_since_update = 0
+        grown = cv2.dilate(fg, self._kernel, iterations=4)
+        self.background.update(small, frame.t, cv2.bitwise_not(grown))
+
+    def _blobs(self, small: np.ndarray, fg: np.ndarray) -> list[Blob]:
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        if n <= 1:
+            return []
+        h_img, w_img = fg.shape
+        min_len = self.dreidel_px[0] / self.scale
+        max_len = self.dreidel_px[1] / self.scale
+        min_area = max(6.0, 0.12 * min_len * min_len)
+        order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:6] + 1
+        out: list[Blob] = []
+        for i in order.tolist():
+            area_raw = int(stats[i, cv2.CC_STAT_AREA])
+            if area_raw < min_area:
+                continue
+            x, y, w, h = (int(v) for v in stats[i, :4])
+            comp = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
+            shadow = self.background.shadow(small, (x, y, w, h))
+            body = comp & (1 - shadow)
+            if int(body.sum()) < 0.25 * area_raw:
+                # almost all shadow: keep the component as is rather than lose it (a dark dreidel on light felt)
+                body = comp
+            m = cv2.moments(body, binaryImage=True)
+            if m["m00"] < min_area * 0.5:
+                continue
+            cx = m["m10"] / m["m00"]
+            cy = m["m01"] / m["m00"]
+            mu20 = m["mu20"] / m["m00"]
+            mu02 = m["mu02"] / m["m00"]
+            mu11 = m["mu11"] / m["m00"]
+            common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 * mu11, 0.0))
+            l1 = max((mu20 + mu02 + common) / 2, 1e-6)
+            l2 = max((mu20 + mu02 - common) / 2, 1e-6)
+            elong = math.sqrt(l1 / l2)
+            angle = 0.5 * math.degrees(math.atan2(2 * mu11, mu20 - mu02))
+            length = 4.0 * math.sqrt(l1)
+            width = 4.0 * math.sqrt(l2)
+            edge = x <= 0 or y <= 0 or x + w >= w_img or y + h >= h_img
+            skin = skin_fraction(small[y : y + h, x : x + w], body)
+            area = float(m["m00"])
+            is_hand = (
+                length > 1.6 * max_len
+                or area > 0.7 * max_len * max_len
+                or (edge and area > 1.5 * min_len * min_len and length > 1.2 * min_len)
+                or (skin > 0.5 and area > 0.35 * max_len * max_len)
+            )
+            overlap = 0.0
+            tray = self.background.tray
+            if is_hand and tray is not None:
+                inside = cv2.bitwise_and(body, body, mask=tray.mask[y : y + h, x : x + w])
+                overlap = float(np.count_nonzero(inside)) / max(float(np.count_nonzero(body)), 1.0)
+            out.append(
+                Blob(
+                    x=cx + x,
+                    y=cy + y,
+                    area=area,
+                    bbox=(x, y, w, h),
+                    elongation=elong,
+                    angle_deg=angle,
+                    length=length,
+                    width=width,
+                    edge=edge,
+                    skin=skin,
+                    is_hand=is_hand,
+                    tray_overlap=overlap,
+                )
+            )
+        return out
+
+    def _pick_dreidel(self, blobs: list[Blob], t: float) -> tuple[Blob | None, bool]:
+        free = [b for b in blobs if not b.is_hand]
+        hands = [b for b in blobs if b.is_hand]
+        prev = self._track
+        if prev is not None and t - self._track_t < 1.0:
+            gate = max(3.0 * prev.length, 25.0)
+            best: Blob | None = None
+            best_d = math.inf
+            for b in free:
+                d = math.hypot(b.x - prev.x, b.y - prev.y)
+                ratio = b.area / max(prev.area, 1.0)
+                if d < gate and 0.25 < ratio < 4.0 and d < best_d:
+                    best, best_d = b, d
+            if best is not None:
+                self._track, self._track_t = best, t
+                return best, False
+            for hb in hands:
+                x, y, w, h = hb.bbox
+                if x - 3 <= prev.x <= x + w + 3 and y - 3 <= prev.y <= y + h + 3:
+                    # the dreidel is inside a hand's region: held, picked up or touched
+                    return None, True
+            return None, False
+        # no track: the most dreidel-like free blob inside the tray
+        tray = self.background.tray
+        cands = [b for b in free if tray is None or tray.contains(b.x, b.y, margin=-4.0)]
+        if not cands:
+            self._track = None
+            return None, False
+        best = max(cands, key=lambda b: b.area / (1.0 + 0.3 * abs(b.elongation - 1.0)))
+        self._track, self._track_t = best, t
+        return best, False
