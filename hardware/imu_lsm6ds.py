@@ -137,6 +137,15 @@ class Lsm6dsoxDriver(_Lsm6dsBase):
         tags = raw[:, 0] >> 3
         slots = (raw[:, 0] >> 1) & 0x03
         values = raw[:, 1:].copy().view("<i2").reshape(-1, 3)
+        if not self._pending and len(raw) % 2 == 0:
+            # The usual case, vectorised: whole (gyro, accel) pairs of one slot each, in either order.
+            first, second = tags[0::2], tags[1::2]
+            same_slot = np.array_equal(slots[0::2], slots[1::2])
+            for g, a in ((0, 1), (1, 0)):
+                if same_slot and np.all((first, second)[g] == OX_TAG_GYRO) and np.all((first, second)[a] == OX_TAG_ACCEL):
+                    gyro = values[g::2] * self._dps_per_lsb
+                    accel = values[a::2] * self._g_per_lsb
+                    return np.column_stack([accel, gyro])
         out: list[np.ndarray] = []
         for tag, slot, vec in zip(tags.tolist(), slots.tolist(), values, strict=True):
             if tag not in (OX_TAG_GYRO, OX_TAG_ACCEL):

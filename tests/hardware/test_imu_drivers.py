@@ -228,3 +228,23 @@ def test_mpu6050_rate_is_set_by_the_divider() -> None:
         samples, _ = collect(rig, 0.5)
     assert abs(len(samples) - 100) <= 1
     assert rig.chip.regs[0x19] == 4  # SMPLRT_DIV: 1 kHz / (1 + 4)
+
+
+def _word(tag: int, slot: int, xyz: tuple[int, int, int]) -> bytes:
+    return bytes([(tag << 3) | (slot << 1)]) + np.array(xyz, dtype="<i2").tobytes()
+
+
+def test_tagged_fifo_words_are_paired_by_slot_whatever_their_order_and_split() -> None:
+    rig = make_rig("lsm6dsox")
+    with rig.driver as imu:
+        assert isinstance(imu, Lsm6dsoxDriver)
+        gyro, accel, temp = 0x01, 0x02, 0x03
+        first = _word(accel, 1, (4096, 0, 0)) + _word(gyro, 1, (0, 1000, 0)) + _word(temp, 1, (5, 0, 0))
+        first += _word(gyro, 2, (0, 0, 2000))  # its accel word comes in the next read
+        second = _word(accel, 2, (0, 0, -4096)) + _word(gyro, 3, (7, 7, 7)) + _word(gyro, 0, (1, 1, 1))
+        second += _word(accel, 0, (0, 4096, 0))  # slot 3 never completes: dropped, not mis-paired
+        a = imu._decode(first)
+        b = imu._decode(second)
+    g, dps = 0.244e-3, 17.5e-3
+    np.testing.assert_allclose(a, [[4096 * g, 0, 0, 0, 1000 * dps, 0]])
+    np.testing.assert_allclose(b, [[0, 0, -4096 * g, 0, 0, 2000 * dps], [0, 4096 * g, 0, dps, dps, dps]])
