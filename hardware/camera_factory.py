@@ -5,7 +5,7 @@
 - ``picamera2`` or ``picamera2:1``: a Pi camera (options ``fps``, ``size`` as WxH, ``lores`` width)
 - ``opencv:0`` or ``opencv:/path/video.mp4``: an OpenCV device or file (options ``width``, ``height``, ``fps``)
 - ``recording:/path/to/recording``: a recording directory (options ``realtime`` 0/1, ``speed``)
-- ``sim`` (options passed to the simulator's camera, e.g. ``sim?seed=3``)
+- ``sim``: the digital twin's camera (options ``seed``, ``style``, ``fps``, ``width``, ``height``)
 - ``auto``: ``picamera2`` when picamera2 is installed, else ``opencv:0``
 
 An option a source does not have is an error, not silently ignored: it is probably a typo.
@@ -14,7 +14,6 @@ Every source module is imported only when chosen, so picking ``recording`` never
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -133,35 +132,28 @@ def _recording(spec: CameraSpec, clock: Clock | None) -> CameraSource:
     )
 
 
-#: where the digital twin's camera lives (hardware/sim is another part's; imported only when chosen)
-SIM_CAMERA = ("hardware.sim.camera", "SimCameraSource")
-
-
 def _sim(spec: CameraSpec, clock: Clock | None) -> CameraSource:
-    module_name, class_name = SIM_CAMERA
+    """The digital twin's camera on a fresh simulated world (hardware/sim is another part's; imported only here).
+
+    The world is empty until something launches a dreidel in it; a table that drives the world
+    builds ``SimCamera`` itself with its own world.
+    """
+    opts = _take(spec, {"seed", "style", "fps", "width", "height"})
     try:
-        module = importlib.import_module(module_name)
-        source_class = getattr(module, class_name)
-    except (ImportError, AttributeError) as exc:
-        raise CameraError(f"the simulator's camera ({module_name}.{class_name}) is not available: {exc}") from exc
-    kwargs: dict[str, object] = {}
-    for key, value in spec.options.items():
-        try:
-            kwargs[key] = int(value)
-        except ValueError:
-            try:
-                kwargs[key] = float(value)
-            except ValueError:
-                kwargs[key] = value
-    if clock is not None:
-        kwargs["clock"] = clock
-    try:
-        source = source_class(**kwargs)
-    except TypeError as exc:
-        raise CameraSpecError(f"sim: {exc}") from exc
-    if not isinstance(source, CameraSource):
-        raise CameraError(f"{module_name}.{class_name} is not a CameraSource")
-    return source
+        from hardware.sim.camera import SimCamera
+        from hardware.sim.world import SimWorld
+    except ImportError as exc:
+        raise CameraError(f"the simulator's camera is not available: {exc}") from exc
+    from controller.clock import SystemClock
+
+    world = SimWorld(
+        seed=int(_number(spec, "seed", opts["seed"])) if "seed" in opts else 0,
+        style=opts.get("style") or None,
+        fps=_number(spec, "fps", opts["fps"]) if "fps" in opts else 60.0,
+        width=int(_number(spec, "width", opts["width"])) if "width" in opts else 640,
+        height=int(_number(spec, "height", opts["height"])) if "height" in opts else 480,
+    )
+    return SimCamera(world, clock or SystemClock())
 
 
 def _auto(spec: CameraSpec, clock: Clock | None) -> CameraSource:

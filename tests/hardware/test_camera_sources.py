@@ -271,3 +271,15 @@ def test_camera_strings_pick_their_source(recording: Path) -> None:
 def test_bad_camera_strings_say_what_is_wrong(spec: str, message: str) -> None:
     with pytest.raises(CameraSpecError, match=message):
         make_camera(spec)
+
+
+def test_the_sim_string_gives_the_digital_twins_camera_on_the_clock() -> None:
+    clock = FakeClock()
+    with make_camera("sim?seed=3&fps=50&width=320&height=240", clock=clock) as cam:
+        assert cam.size == (320, 240) and cam.fps == 50
+        first, second = cam.read(), cam.read()
+    assert first is not None and second is not None
+    assert first.image.shape == (240, 320, 3)
+    assert second.t - first.t == pytest.approx(0.02)
+    with pytest.raises(CameraSpecError, match="no option colour"):
+        make_camera("sim?colour=red")
