@@ -252,6 +252,8 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
     except EventLogError as e:
         raise click.ClickException(str(e)) from None
 
+    import logging
+
     from werkzeug.serving import make_server
 
     from web.app import create_app
@@ -259,6 +261,7 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
     app = create_app(session, passwords=store, secret_key=load_secret_key(data / "secret_key"),
                      clock=SystemClock(), session_minutes=config.web.session_minutes,
                      login_attempts=config.web.login_attempts, login_window_s=config.web.login_window_s)
+    logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request (SSE, polling)
     try:
         server = make_server(host, port, app, threaded=True)
     except OSError as e:

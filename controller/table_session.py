@@ -286,6 +286,8 @@ class TableSession:
         self.dreidel = config.table.dreidel
         self._spin_off_letters: dict[str, Letter] = {}
         self._spin_counter = 0
+        #: verdicts of spins released before this (table clock) were settled by hand already
+        self._ignore_before = float("-inf")
         self._verdict_info: dict[str, dict[str, Any]] = {}
         self.camera._on_change = self._device_changed
         self.imu._on_change = self._device_changed
@@ -637,6 +639,8 @@ class TableSession:
                     self._show_led("spinning")
 
     def _on_verdict(self, v: VerdictView) -> None:
+        if v.release_t is not None and v.release_t < self._ignore_before:
+            return  # a judge already entered this spin by hand; counting it again would be wrong
         spin_id = self._next_spin_id()
         stage = self.stage
         player = self.expected_spinner()
@@ -660,7 +664,7 @@ class TableSession:
         if not v.valid:
             self._commit(InvalidSpin(reason=",".join(v.reasons) or "invalid", player=player, spin_id=spin_id),
                          "machine", spin_id)
-            self._message_note = f"{player or 'Spinner'}: re-spin ({reason_text(v.reasons)})"
+            self._message_note = f"{player or 'Spinner'}: spin again"
             self._say(f"{player or 'Spinner'}, spin again: {reason_text(v.reasons)}.")
             self._show_led("respin")
             return
@@ -782,8 +786,6 @@ class TableSession:
             return
         if not sim.autoplay or bool(getattr(world, "busy", False)):
             return
-        if self.camera.ok and self._spin_phase in _BUSY_PHASES:
-            return
         if now - self._last_settled < sim.pause_s:
             return
         player = self.expected_spinner()
@@ -796,11 +798,10 @@ class TableSession:
             with contextlib.suppress(CommandError):
                 self.launch(f"player:{player}")
             return
+        index = len(list(getattr(world, "truths", []) or []))
         world.launch()
         self._launched = (player, nominee, now)
-        if not self.camera.ok or self._judge is None:
-            truths = list(getattr(world, "truths", []) or [])
-            self._manual_spin = (player, nominee, now, len(truths))
+        self._manual_spin = (player, nominee, now, index)
         self._last_settled = now
 
     def _truth(self, index: int | None = None) -> Any | None:
@@ -852,10 +853,16 @@ class TableSession:
             if now - started > 60.0:  # the twin never produced the spin: try again
                 self._manual_spin = None
             return
-        if now < float(rest) + min(delay, 3.0) or bool(getattr(self.world, "busy", False)):
+        machine = self.camera.ok and self._judge is not None
+        # With a working judge the machine gets its chance first; a judge only steps in for a missed spin.
+        wait = max(delay, 5.0) + 5.0 if machine else min(delay, 3.0)
+        if now < float(rest) + wait or bool(getattr(self.world, "busy", False)):
             return
         self._manual_spin = None
         self._launched = None
+        if machine:
+            self._record_fault("judge", f"the spin judge gave no verdict for {player or 'the opening spin'}'s spin; "
+                                        "the simulated judge entered it", False)
         try:
             if self.stage is Stage.CHOOSING_FIRST:
                 bearing = self._truth_bearing(truth)
@@ -895,8 +902,8 @@ class TableSession:
                 raise CommandError(f"the launcher did not spin: {problem}")
             now = self.clock.monotonic()
             self._launched = (player, "launcher", now)
-            if not self.camera.ok or self._judge is None:
-                self._manual_spin = (player, "launcher", now, len(list(getattr(self.world, "truths", []) or [])))
+            if self.world is not None:  # the simulated judge watches every simulated spin
+                self._manual_spin = (player, "launcher", now, len(list(getattr(self.world, "truths", []) or [])) - 1)
             self._note("launch", {"player": player}, check_actor(actor))
             self._last_settled = now
             self._changed()
@@ -957,6 +964,7 @@ class TableSession:
                    actor, spin_id)
         self._launched = None
         self._manual_spin = None
+        self._ignore_before = self.clock.monotonic()
         self._settle_letter(spin_id, player, spun_by, letter, actor)
         return f"{player}: {letter.value} entered"
 
@@ -966,6 +974,7 @@ class TableSession:
         if self._awaiting is not None:
             return self._cmd_reject({"spin_id": self._awaiting.spin_id, "reason": reason}, actor)
         player = self.expected_spinner()
+        self._ignore_before = self.clock.monotonic()
         if self.stage in (Stage.CHOOSING_FIRST, Stage.SPIN_OFF):
             self._launched = None
             self._manual_spin = None

@@ -56,6 +56,7 @@ class Verdict:
     spin_id: str | None = None
     evidence: Any = None
     tip_bearing_deg: float | None = None
+    release_t: float | None = None
 
 
 @dataclass
@@ -83,12 +84,15 @@ class FakeWorld:
         self.launches = 0
         self.next_verdicts: list[Verdict] = []
         self.pending: list[Verdict] = []
+        #: the judge misses the next spins (no verdict at all)
+        self.judge_blind = False
 
     def launch(self, kind: Any = None) -> None:
         self.launches += 1
         v = self.next_verdicts.pop(0) if self.next_verdicts else Verdict(True, Letter.NUN)
         self.truths.append(Truth(v.valid, v.letter or Letter.NUN, v.reasons, self.clock.monotonic() + 1.0))
-        self.pending.append(v)
+        if not self.judge_blind:
+            self.pending.append(v)
 
 
 class FakeJudge:

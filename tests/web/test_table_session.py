@@ -68,7 +68,7 @@ def test_invalid_verdict_asks_the_same_spinner_to_respin(tmp_path: Path, clock: 
     run(session, clock, 2)
     snap = session.snapshot()
     assert snap["next"] == "Ann" and snap["invalid_spins"] == 1
-    assert "re-spin (too short)" in snap["message"]
+    assert snap["message"] == "Ann: spin again" and snap["recent"][0]["reason_text"] == "too short"
 
 
 def test_judge_needed_waits_then_the_judge_confirms_or_rejects(tmp_path: Path, clock: FakeClock) -> None:
@@ -183,3 +183,23 @@ def test_restart_restores_state_waiting_verdict_nominees_and_paused_clock(tmp_pa
             assert after[key] == before[key], key
     assert after["clock"]["status"] == "paused"
     assert after["clock"]["remaining_s"] == pytest.approx(before["clock"]["remaining_s"], abs=0.01)
+
+
+def test_a_spin_the_judge_missed_is_entered_by_the_simulated_judge_once(tmp_path: Path, clock: FakeClock) -> None:
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n')
+    world.judge_blind = True
+    world.next_verdicts = [Verdict(True, Letter.GIMEL)]
+    for _ in range(400):
+        clock.advance(0.1)
+        session.step()
+        if session.snapshot()["spins"]:
+            break
+    snap = session.snapshot()
+    assert snap["spins"] == 1 and snap["last_spin"]["letter"] == "gimel" and snap["last_spin"]["player"] == "Ann"
+    assert any("gave no verdict" in f.message for f in session.faults())
+    entered = [e for e in session.log.events(session.table) if e.name == "spin"]
+    assert entered[0].actor == "judge:sim"
+    world.judge_blind = False
+    world.pending.append(Verdict(True, Letter.NUN, release_t=clock.monotonic() - 8))  # the machine, too late
+    session.step()
+    assert session.snapshot()["spins"] == 1 and session.snapshot()["next"] == "Ben"

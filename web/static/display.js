@@ -36,7 +36,7 @@
     const narrow = window.innerWidth <= 640;
     s.seats.forEach((p, i) => {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
-      const rx = narrow ? 38 : 41, ry = narrow ? 40 : 39;
+      const rx = narrow ? 39 : 41, ry = narrow ? 43 : 39;
       const d = el("div", "seat " + p.status + (p.current ? " current" : "") + (s.winner === p.name ? " winner" : ""));
       d.style.left = 50 + rx * Math.cos(a) + "%";
       d.style.top = 50 + ry * Math.sin(a) + "%";
@@ -67,7 +67,7 @@
       line.appendChild(el("b", "", recent.player || ""));
       line.appendChild(document.createTextNode(": " + (recent.reason_text || recent.reason || "invalid spin")));
       if (recent.stable_s !== null && recent.stable_s !== undefined)
-        line.appendChild(document.createTextNode(" (" + recent.stable_s.toFixed(1) + " s)"));
+        line.appendChild(document.createTextNode(" (stable " + recent.stable_s.toFixed(2) + " s)"));
       return;
     }
     if (!ls) { L.className = "letter"; L.textContent = ""; line.textContent = s.stage === "choosing_first" ? "Opening spin" : "No spin yet"; return; }
@@ -77,7 +77,7 @@
     line.appendChild(document.createTextNode(" " + ls.letter + ": " + effect(ls)));
     line.appendChild(el("br"));
     const bits = [];
-    if (ls.stable_s !== null && ls.stable_s !== undefined) bits.push("stable " + ls.stable_s.toFixed(1) + " s");
+    if (ls.stable_s !== null && ls.stable_s !== undefined) bits.push("stable " + ls.stable_s.toFixed(2) + " s");
     if (ls.spun_by) bits.push("spun by " + ls.spun_by + " for " + ls.player);
     if (ls.all_ante) bits.push("all-ante");
     if (ls.knocked_out && ls.knocked_out.length) bits.push(ls.knocked_out.join(", ") + " out");
@@ -117,7 +117,7 @@
     b.textContent = s.banner || "";
     $("ante").textContent = s.ante;
     $("pot").textContent = s.pot;
-    $("spins").textContent = s.spins;
+    $("spins").textContent = s.spins + (s.spins === 1 ? " spin" : " spins");
     const ph = $("phase");
     ph.className = "phase phase-" + s.phase;
     ph.textContent = s.phase.replace("_", " ");
