@@ -94,6 +94,15 @@ class LauncherSettings:
     servo_closed_angle: float = 0.0
     servo_open_angle: float = 90.0
 
+    @classmethod
+    def within(cls, motor_max_s: float) -> LauncherSettings:
+        """The default schedule, shortened where needed to fit a motor limit of ``motor_max_s``."""
+        base = cls()
+        if motor_max_s <= base.release_hold_s:
+            raise ValueError(f"motor_max_s ({motor_max_s} s) leaves no time to run the motor up")
+        timeout = min(base.spin_up_timeout_s, motor_max_s - base.release_hold_s)
+        return cls(spin_up_s=min(base.spin_up_s, timeout), spin_up_timeout_s=timeout, motor_max_s=motor_max_s)
+
     def __post_init__(self) -> None:
         if not 0 < self.motor_speed <= 1:
             raise ValueError(f"motor_speed must be in (0, 1], not {self.motor_speed}")

@@ -104,7 +104,7 @@ class GpioPanel:
         try:
             launcher = None
             if with_launcher:
-                settings = launcher_settings or LauncherSettings(motor_max_s=float(gpio.motor_max_s))
+                settings = launcher_settings or LauncherSettings.within(float(gpio.motor_max_s))
                 hall = int(gpio.hall)
                 launcher = Launcher(
                     LauncherPins(gpio.motor_forward, gpio.motor_backward, gpio.motor_enable, gpio.servo,
@@ -125,12 +125,12 @@ class GpioPanel:
             if int(gpio.buzzer) >= 0:
                 buzzer = Buzzer(gpio.buzzer, clock=clock, pin_factory=pin_factory)
                 made.append(buzzer)
-        except (GPIOZeroError, OSError, RuntimeError) as exc:
+        except (GPIOZeroError, OSError, RuntimeError, ValueError) as exc:
             for part in reversed(made):
                 part.close()
             raise GpioUnavailable(
-                f"the GPIO pins cannot be used: {exc}. On a Pi, check the pin numbers in [gpio] (BCM numbering, "
-                "each used once) and that your user is in the gpio group; elsewhere set [gpio] enabled = false"
+                f"the GPIO pins cannot be used: {exc}. On a Pi, check [gpio]: BCM pin numbers, "
+                "each used once, a motor_max_s the launcher can work in; and that your user is in the gpio group; elsewhere set [gpio] enabled = false"
             ) from exc
         return cls(button, switch, GpioIndicators(led, buzzer), launcher)
 

@@ -244,6 +244,9 @@ def test_settings_that_cannot_fit_the_motor_limit_are_refused() -> None:
         LauncherSettings(spin_up_timeout_s=3.9, release_hold_s=0.3, motor_max_s=4.0)
     with pytest.raises(ValueError, match="motor_speed"):
         LauncherSettings(motor_speed=1.5)
+    short = LauncherSettings.within(2.0)  # a tighter motor limit shortens the run-up to fit
+    assert short.spin_up_timeout_s + short.release_hold_s <= 2.0 and short.spin_up_s <= short.spin_up_timeout_s
+    assert LauncherSettings.within(4.0) == LauncherSettings()
 
 
 @settings(max_examples=30, deadline=None)
@@ -317,6 +320,8 @@ def test_the_panel_wires_buttons_to_the_launcher_and_states_to_led_and_buzzer(
 def test_two_parts_on_one_pin_is_a_clear_error(clock: FakeClock, factory: ClockedMockFactory) -> None:
     with pytest.raises(GpioUnavailable, match="each used once"):
         GpioPanel.from_settings(GpioSettings(buzzer=5), clock=clock, pin_factory=factory)
+    with pytest.raises(GpioUnavailable, match="motor_max_s"):
+        GpioPanel.from_settings(GpioSettings(motor_max_s=0.2), clock=clock, pin_factory=factory)
     # everything built before the clash was released again: the pins can be used
     panel = GpioPanel.from_settings(GpioSettings(), clock=clock, pin_factory=factory)
     panel.close()
