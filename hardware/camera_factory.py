@@ -157,10 +157,10 @@ def _sim(spec: CameraSpec, clock: Clock | None) -> CameraSource:
 
 
 def _auto(spec: CameraSpec, clock: Clock | None) -> CameraSource:
-    _take(spec, set())
+    opts = _take(spec, {"fps"})
     if importlib.util.find_spec("picamera2") is not None:
-        return _picamera2(CameraSpec("picamera2", "", {}), clock)
-    return _opencv(CameraSpec("opencv", "0", {}), clock)
+        return _picamera2(CameraSpec("picamera2", "", dict(opts)), clock)
+    return _opencv(CameraSpec("opencv", "0", dict(opts)), clock)
 
 
 _BUILDERS: dict[str, Callable[[CameraSpec, Clock | None], CameraSource]] = {
@@ -172,7 +172,19 @@ _BUILDERS: dict[str, Callable[[CameraSpec, Clock | None], CameraSource]] = {
 }
 
 
-def make_camera(spec: str, clock: Clock | None = None) -> CameraSource:
-    """The camera source a string names, not yet opened (use it as a context manager)."""
+#: the sources whose frame rate can be chosen
+_HAS_FPS = ("picamera2", "opencv", "sim", "auto")
+
+
+def make_camera(spec: str, clock: Clock | None = None, fps: float | None = None) -> CameraSource:
+    """The camera source a string names, not yet opened (use it as a context manager).
+
+    ``fps`` (e.g. the config's ``[camera] fps``) is the frame rate for sources that have one,
+    unless the string sets ``?fps=`` itself; a recording keeps its own.
+    """
     parsed = parse_camera_spec(spec)
+    if fps is not None and parsed.kind in _HAS_FPS and "fps" not in parsed.options:
+        if fps <= 0:
+            raise CameraSpecError(f"fps must be positive, not {fps}")
+        parsed = CameraSpec(parsed.kind, parsed.argument, {**parsed.options, "fps": repr(float(fps))})
     return _BUILDERS[parsed.kind](parsed, clock)

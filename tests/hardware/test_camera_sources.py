@@ -253,6 +253,10 @@ def test_camera_strings_pick_their_source(recording: Path) -> None:
     assert pi.main_size == (640, 360)
     assert isinstance(make_camera("auto"), OpenCvCameraSource)  # no picamera2 on this machine
     assert parse_camera_spec(" OpenCV:0 ").kind == "opencv"
+    # a configured frame rate applies unless the string sets its own; a recording keeps its own
+    assert isinstance(p60 := make_camera("picamera2", fps=60), Picamera2CameraSource) and p60.wanted_fps == 60
+    assert isinstance(p90 := make_camera("picamera2?fps=90", fps=60), Picamera2CameraSource) and p90.wanted_fps == 90
+    assert isinstance(make_camera(f"recording:{recording}", fps=60), RecordingCameraSource)
 
 
 @pytest.mark.parametrize(
