@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from controller.rules.events import OpenTable, RaiseAnte, ReplaceLetter, Spin, VoidSpin
+from controller.rules.events import (
+    OpenTable,
+    RaiseAnte,
+    ReplaceLetter,
+    Spin,
+    VoidSpin,
+    event_to_json,
+    parse_event,
+)
 from controller.rules.letters import Letter
 from controller.rules.table import EliminationCause, PlayerStatus, SpinRecord, apply, replay
 
@@ -74,3 +82,9 @@ def test_corrections_are_counted_and_a_replaced_letter_can_be_voided() -> None:
     state = apply(state, VoidSpin("it left the tray"))
     assert state.corrections == 2 and state.spins == 0 and state.last_spin is None
     assert state.current == "Ann" and state.player("Ann").stack == 17
+
+
+def test_a_plain_spin_is_exactly_event_and_letter_in_json() -> None:
+    assert event_to_json(Spin(Letter.GIMEL)) == {"event": "spin", "letter": "gimel"}
+    assert event_to_json(RaiseAnte(by=1)) == {"event": "raise_ante", "by": 1}
+    assert parse_event({"event": "spin", "letter": "Gimel"}) == Spin(Letter.GIMEL)
