@@ -140,9 +140,9 @@ class ImuModel:
             raw = rng.normal(0.0, 1.0, len(ts))
             k = np.exp(-np.arange(int(self.ring_s * self.rate_hz * 2) + 2) / (self.ring_s * self.rate_hz))
             k *= np.sin(2 * math.pi * self.resonance_hz * np.arange(len(k)) / self.rate_hz)
-            rattle = np.convolve(raw * (rng.random(len(ts)) < 0.08), k, mode="same")
+            rattle = np.convolve(raw * (rng.random(len(ts)) < 0.2), k, mode="same")
             rattle /= max(float(np.std(rattle)), 1e-9)
-            chatter = 0.09 * lean * rattle
+            chatter = 0.035 * lean * rattle
             d = np.zeros((len(ts), 6))
             d[:, 2] = hum * np.sin(phase) * (1 + 0.3 * np.sin(2 * phase)) + chatter
             d[:, 0] = 0.6 * hum * np.cos(phase) + 0.5 * chatter * np.roll(rattle, 7) / 3

@@ -358,14 +358,15 @@ def simulate_spin(style: DreidelStyle, plan: SpinPlan) -> SpinTrajectory:
         return _placed(style, plan, rng)
 
     if plan.kind is SpinKind.WOBBLE_AT_ONCE:
-        tilt0 = math.radians(float(rng.uniform(3.5, 5.2)))
+        # a clumsy release: leaning already and spun barely at the threshold
+        tilt0 = math.radians(float(rng.uniform(1.5, 3.5)))
         u0 = cmath.rect(tilt0, float(rng.uniform(0, 2 * math.pi)))
-        omega0 = c.omega_c * float(rng.uniform(0.8, 1.0))
+        omega0, ph = _search_omega(c, float(rng.uniform(0.12, 0.42)), sense, u0, v0, plan.seed)
         for _ in range(8):
-            ph = _integrate_spin(c, omega0, sense, u0, v0, plan.seed, None, wobble_only=True)
             if ph.wobble_t is not None and ph.wobble_t < WOBBLED_IMMEDIATELY_S - 0.05:
                 break
             omega0 *= 0.8
+            ph = _integrate_spin(c, omega0, sense, u0, v0, plan.seed, None, wobble_only=True)
     else:
         target = plan.target_stable_s if plan.target_stable_s is not None else 5.0
         omega0, _ = _search_omega(c, target, sense, u0, v0, plan.seed)

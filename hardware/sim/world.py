@@ -181,7 +181,7 @@ class SimWorld:
 
     @property
     def busy(self) -> bool:
-        """A spin is in progress now (launched and not yet at rest)."""
+        """A spin is scheduled or in progress now (launched and not yet at rest)."""
         with self._lock:
             return bool(self._episodes) and self.now() < self._episodes[-1].truth.rest_t
 
@@ -412,7 +412,7 @@ class SimWorld:
         if rel < -0.15 or rel > e.traj.rest_t:
             return [t]
         w = e.traj.spin_rate_at(max(rel, 0.0)) if rel >= 0 else abs(e.traj.omega[0])
-        n = int(min(6, max(1, math.ceil(w * exp / 0.3))))
+        n = int(min(8, max(1, math.ceil(w * exp / 0.3))))
         if n == 1:
             return [t]
         return [t - exp / 2 + exp * (k + 0.5) / n for k in range(n)]
@@ -451,3 +451,38 @@ def _tip_vertex(verts: np.ndarray) -> int:
     """The mesh's tip: the vertex on the axis with the smallest z."""
     on_axis = np.where(np.hypot(verts[:, 0], verts[:, 1]) < 1e-6)[0]
     return int(on_axis[np.argmin(verts[on_axis, 2])]) if len(on_axis) else int(np.argmin(verts[:, 2]))
+
+
+class AutoPlayer:
+    """A simulated player who spins when asked, after a human pause (``sevivon run`` autoplay).
+
+    ``request_spin()`` schedules the spin on the world ``reaction`` seconds from now (a player picks
+    up the dreidel, winds up and lets go) and returns when the hand starts moving. ``kinds`` limits
+    what they throw (default: the realistic mix of :data:`~hardware.sim.physics.REALISTIC_KIND_WEIGHTS`).
+    """
+
+    def __init__(
+        self,
+        world: SimWorld,
+        clock: Clock,
+        seed: int = 0,
+        reaction_s: tuple[float, float] = (0.5, 1.8),
+        kinds: list[SpinKind] | None = None,
+    ) -> None:
+        if reaction_s[0] < 0 or reaction_s[1] < reaction_s[0]:
+            raise ValueError(f"reaction_s={reaction_s}: need 0 <= low <= high")
+        self.world = world
+        self.clock = clock
+        if world.clock is None:
+            world.clock = clock
+        self.reaction_s = reaction_s
+        self.kinds = kinds
+        self._rng = np.random.default_rng([seed, 0xA070])
+
+    def request_spin(self, kind: SpinKind | None = None) -> float:
+        """Spin soon; returns the world time at which the player starts."""
+        at = self.clock.monotonic() + float(self._rng.uniform(*self.reaction_s))
+        if kind is None and self.kinds:
+            kind = self.kinds[int(self._rng.integers(len(self.kinds)))]
+        self.world.launch(kind, at=at)
+        return at
