@@ -223,7 +223,7 @@ def _press(session: TableSession) -> None:
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Folder for the event log, evidence and the judge password "
                    "(default: $SEVIVON_DATA or ~/.local/share/sevivon[/sim]).")
-@click.option("--set-password", is_flag=True, help="Set the judge password (asks on the terminal), then run.")
+@click.option("--set-password", is_flag=True, help="Set the judge password (asks on the terminal) and exit.")
 def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str | None, port: int | None,
         data: Path | None, set_password: bool) -> None:
     """Run a table: judge spins, play the rules, serve the display and the judge console."""
@@ -246,6 +246,8 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
         ensure_password(store, set_password)
     except PasswordError as e:
         raise click.ClickException(str(e)) from None
+    if set_password:
+        return
     clock: Clock = ScaledClock(speed) if config.simulated else SystemClock()
     try:
         session = build_session(config, data, clock, speed if config.simulated else 1.0)
