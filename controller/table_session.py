@@ -1330,6 +1330,7 @@ class TableSession:
                 "dreidel": self.dreidel,
                 "nominees": dict(self._nominees),
                 "prize": self.config.table.prize,
+                "spectators": self.broker.clients,
             }
 
     def _stable_of(self, spin_id: str | None) -> float | None:
