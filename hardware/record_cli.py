@@ -143,7 +143,7 @@ def record(out: Path, seconds: float, camera_spec: str, imu_choice: str, bus: in
         camera.close()
         if imu is not None:
             imu.close()
-    fps = summary.frames / summary.seconds if summary.seconds > 0 else 0.0
+    fps = (summary.frames - 1) / summary.seconds if summary.seconds > 0 else 0.0
     click.echo(
         f"{out}: {summary.frames} frames over {summary.seconds:.2f} s ({fps:.1f} fps), "
         f"{summary.imu_samples} IMU samples, {summary.imu_gaps} IMU gaps"
