@@ -6,9 +6,11 @@ import json
 import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.rules.errors import PlayerOut, TournamentError
-from controller.rules.events import Event, OpenTable, RaiseAnte, Spin, WildCard
+from controller.rules.events import Event, OpenTable, RaiseAnte, Spin, SpinOff, WildCard
 from controller.rules.letters import Letter
 from controller.rules.table import TableConfig
 from controller.rules.tournament import (
@@ -229,3 +231,79 @@ def test_config_from_mapping_checks_keys() -> None:
     assert config.table.starting_stack == 10 and config.champion_prize == 1000
     with pytest.raises(ValueError, match="unknown tournament config option"):
         TournamentConfig.from_mapping({"champion_prise": 1})
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    players=st.integers(4, 9),
+    seed=st.integers(0, 2**32 - 1),
+    draws=st.integers(0, 3),
+)
+def test_random_tournaments_crown_one_champion_and_draw_fairly(players: int, seed: int, draws: int) -> None:
+    """Whole tournaments with random letters, clock raises and raffle draws: the champion comes from the
+    final table, nobody is drawn twice or drawn while a table winner, and the final's gelt is its fresh
+    stacks plus exactly what the wild cards brought."""
+    rng = random.Random(seed)
+    config = TournamentConfig(table=TableConfig(starting_stack=3), table_size=3, wild_card_draws=draws)
+    state = apply_tournament(None, seat_players([f"P{i}" for i in range(players)], config, rng), config)
+    letters = list(Letter)
+    for table_id, seated in state.seating:
+        state = apply_tournament(state, TablePlay(table_id, OpenTable(seated)), config)
+        for spin in range(10_000):
+            table = state.table(table_id)
+            assert table is not None
+            if table.winner is not None:
+                break
+            if table.spin_off is not None:
+                state = apply_tournament(
+                    state,
+                    TablePlay(table_id, SpinOff({n: rng.choice(letters) for n in table.spin_off})),
+                    config,
+                )
+            else:
+                if spin % 7 == 6:
+                    state = apply_tournament(state, TablePlay(table_id, RaiseAnte(by=1)), config)
+                state = apply_tournament(state, TablePlay(table_id, Spin(rng.choice(letters))), config)
+    winners = state.table_winners()
+    assert len(winners) == len(state.seating)
+    if len(winners) == 1:
+        assert state.champion == winners[0]
+        return
+    drawn: list[str] = []
+    brought = 0
+    if state.draws_allowed(config):
+        draw = draw_wild_card(state.wild_card_entrants(), rng)
+        state = apply_tournament(state, draw, config)
+        drawn.append(draw.winner)
+    state = apply_tournament(state, OpenFinal(), config)
+    assert state.final is not None
+    for name in drawn:  # joined right after the opening all-ante, with 2 x the opening ante
+        assert state.final.player(name).stack == 2 * config.table.ante
+        brought += 2 * config.table.ante
+    for spin in range(10_000):
+        final = state.final
+        assert final is not None
+        if final.winner is not None:
+            break
+        if final.spin_off is not None:
+            event: Event = SpinOff({n: rng.choice(letters) for n in final.spin_off})
+        elif spin % 5 == 4:
+            event = RaiseAnte(by=1)
+        else:
+            event = Spin(rng.choice(letters))
+        state = apply_tournament(state, TablePlay(FINAL, event), config)
+        if isinstance(event, RaiseAnte) and state.draws_allowed(config) and state.wild_card_entrants():
+            entrants = state.wild_card_entrants()
+            assert not set(entrants) & set(winners) and not set(entrants) & set(drawn)
+            draw = draw_wild_card(entrants, rng)
+            ante = state.final.ante if state.final is not None else 0
+            state = apply_tournament(state, draw, config)
+            assert state.final is not None and state.final.player(draw.winner).stack == 2 * ante
+            brought += 2 * ante
+            drawn.append(draw.winner)
+    final = state.final
+    assert final is not None and final.winner is not None and state.champion == final.winner
+    assert len(drawn) == len(set(drawn)) <= draws
+    assert set(final.names()) == set(winners) | set(drawn)
+    assert final.total_gelt == final.gelt_in == 3 * len(winners) + brought
+    assert sum(state.prizes(config).values()) == 100 * len(winners) + 500
