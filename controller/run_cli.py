@@ -59,8 +59,6 @@ class SimLauncher:
 
 def judge_builder(clock: Clock, lores_width: int = 320) -> Any:
     """Builds ``controller.judge.SpinJudge`` with the letter recognizer (taught when stills exist)."""
-    from controller.judge import SpinJudge
-
     generic: list[Any] = []
 
     def recognizer(enroll_dir: Path | None) -> Any:
@@ -85,6 +83,8 @@ def judge_builder(clock: Clock, lores_width: int = 320) -> Any:
         return base.with_enrollment(samples) if samples else base
 
     def build(setup: JudgeSetup) -> JudgePort:
+        from controller.judge import SpinJudge  # a failure here degrades the table to manual entry
+
         tray = None
         if setup.tray is not None and setup.frame_size is not None:
             tray = tray_region(setup.tray, setup.frame_size, lores_width)
@@ -171,15 +171,22 @@ def build_session(config: Config, data: Path, clock: Clock, speed: float) -> Tab
             return open_imu(config.imu.bus, clock=clock)
     log = EventLog(data / "events.sqlite", SystemClock())  # people read these timestamps: real time
     faults: list[str] = []
+    holder: list[TableSession] = []
+
+    def speech_fault(text: str) -> None:
+        if holder:
+            holder[0]._fault_locked("speech", text)  # noqa: SLF001
+        else:
+            faults.append(text)
+
     speaker = Speaker(config.speech.enabled, config.speech.voice, config.speech.words_per_minute,
-                      on_fault=faults.append) if config.speech.enabled else None
+                      on_fault=speech_fault) if config.speech.enabled else None
     panel = None
     launcher: Any = SimLauncher(world) if world is not None else None
     indicator = None
     if config.gpio.enabled:
         from hardware.gpio_panel import GpioPanel, GpioUnavailable
 
-        holder: list[TableSession] = []
         try:
             panel = GpioPanel.from_settings(config.gpio, on_spin=lambda: holder and _press(holder[0]),
                                             clock=SystemClock())
@@ -193,10 +200,10 @@ def build_session(config: Config, data: Path, clock: Clock, speed: float) -> Tab
         judge_builder=judge_builder(clock),
         launcher=launcher, indicator=indicator, speaker=speaker, world=world, speed=speed,
     )
+    holder.append(session)
     for text in faults:
         session._fault_locked("setup", text)  # noqa: SLF001 - start-up faults go to the judge page too
     if panel is not None:
-        holder.append(session)
         panel.start()
     return session
 

@@ -447,6 +447,7 @@ class TableSession:
             self.ante_clock.stop()
             self._note("clock", {"action": "stop", "remaining_s": None}, "clock")
             self._finished_at = self.clock.monotonic()
+            self._show_led("idle")
             self._say(f"{new.winner} wins the table!")
         self._changed()
         return new
@@ -477,6 +478,7 @@ class TableSession:
             self._record_fault(device, message, recovered)
             if device == "camera":
                 self._judge_dirty = True  # a new judge learns the empty tray again
+                self._show_led("ready" if recovered else "fault")
                 if not recovered and self._judge is not None:
                     with contextlib.suppress(Exception):
                         self._handle_judge_events(self._judge.camera_failed(self.clock.monotonic()))
@@ -637,6 +639,8 @@ class TableSession:
                 self._changed()
                 if phase == "spinning":
                     self._show_led("spinning")
+                elif phase == "ready" and self._awaiting is None and self.stage is not Stage.FINISHED:
+                    self._show_led("ready")
 
     def _on_verdict(self, v: VerdictView) -> None:
         if v.release_t is not None and v.release_t < self._ignore_before:

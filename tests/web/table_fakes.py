@@ -157,3 +157,22 @@ def run(session: TableSession, clock: FakeClock, steps: int, dt: float = 0.1) ->
     for _ in range(steps):
         clock.advance(dt)
         session.step()
+
+
+class FakeImu:
+    """An IMU whose ``healthy`` the test switches, like a sensor that drops off the bus."""
+
+    chip = "fake"
+    rate_hz = 833.0
+
+    def __init__(self) -> None:
+        self.healthy = True
+
+    def open(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def read(self) -> ImuBatch:
+        return ImuBatch(())

@@ -203,3 +203,40 @@ def test_a_spin_the_judge_missed_is_entered_by_the_simulated_judge_once(tmp_path
     world.pending.append(Verdict(True, Letter.NUN, release_t=clock.monotonic() - 8))  # the machine, too late
     session.step()
     assert session.snapshot()["spins"] == 1 and session.snapshot()["next"] == "Ben"
+
+
+def test_imu_loss_switches_the_judge_to_camera_only_and_back(tmp_path: Path, clock: FakeClock) -> None:
+    from table_fakes import FakeImu
+
+    from controller.devices import ImuSlot
+
+    imu = FakeImu()
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    session.imu = ImuSlot(lambda: imu, clock, retry_s=1.0, on_change=session._device_changed)  # noqa: SLF001
+    session._judge_dirty = True  # noqa: SLF001
+    run(session, clock, 3)
+    assert session._judge.setup.imu is True and session.snapshot()["banner"] is None  # noqa: SLF001
+    imu.healthy = False
+    run(session, clock, 3)
+    snap = session.snapshot()
+    assert snap["banner"] == "IMU not answering: judging by camera only"
+    assert session._judge.setup.imu is False  # noqa: SLF001 - rebuilt camera-only
+    imu.healthy = True
+    run(session, clock, 3)
+    assert session.snapshot()["banner"] is None and session._judge.setup.imu is True  # noqa: SLF001
+    assert [f.recovered for f in session.faults() if f.device == "imu"] == [False, True]
+
+
+def test_results_are_spoken(tmp_path: Path, clock: FakeClock) -> None:
+    from controller.speech import Speaker
+
+    said: list[str] = []
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    session.speaker = Speaker(runner=lambda argv: said.append(argv[-1]) or 0, program="espeak-ng")
+    world.next_verdicts = [Verdict(False, None, ["short"]), Verdict(True, Letter.GIMEL)]
+    world.launch()
+    run(session, clock, 2)
+    world.launch()
+    run(session, clock, 2)
+    session.speaker.close()
+    assert said == ["Ann, spin again: too short.", "Ann, gimel: takes 3."]
