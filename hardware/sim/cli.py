@@ -101,3 +101,29 @@ def still(out: Path, letter: str, seed: int, style: str) -> None:
     if not cv2.imwrite(str(out), image):
         raise click.ClickException(f"cannot write {out} (is the extension .png?)")
     click.echo(json.dumps(truth))
+
+
+@sim.command(name="gallery")
+@click.argument("out", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--kinds", default="valid", show_default=True, help="comma-separated spin kinds")
+@click.option("--style", default="random", show_default=True, help=f"dreidel: {', '.join(PRESET_NAMES)} or random")
+@click.option("--sheet", is_flag=True, help="one small contact sheet per kind instead of full-size frames")
+@click.option("--docs", is_flag=True, help="write the standard pictures of docs/sim/ instead")
+def gallery(out: Path, seed: int, kinds: str, style: str, sheet: bool, docs: bool) -> None:
+    """Save a frame of every phase of a spin (empty, hand, sleeping, wobbling, falling, at rest, pickup)."""
+    from hardware.sim.gallery import write_docs, write_gallery
+    from hardware.sim.physics import parse_kinds
+
+    if docs:
+        for p in write_docs(out):
+            click.echo(str(p))
+        return
+
+    try:
+        kind_list = parse_kinds(kinds)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--kinds") from None
+    for kind in kind_list:
+        for p in write_gallery(out, seed, kind, style, sheet=sheet):
+            click.echo(str(p))

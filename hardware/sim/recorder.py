@@ -65,7 +65,7 @@ def record_session(
     ``kinds`` cycles through the given spin kinds (None: realistic random ones); ``style`` is a
     preset name, ``"random"``/None (from the seed) or a :class:`DreidelStyle`.
     """
-    world = SimWorld(seed=seed, style=style, fps=fps, width=size[0], height=size[1])
+    world = SimWorld(seed=seed, style=style, fps=fps, width=size[0], height=size[1], history_s=None)
     end = plan_session(world, spins, kinds, seed)
     n_frames = int(math.ceil(end * fps))
     imu_meta = {"chip": "sim", "rate_hz": world.imu.rate_hz} if imu else None

@@ -412,6 +412,9 @@ class Renderer:
             self._draw_mesh(layer, vw, nw, x0, y0)
             acc += layer
         acc /= len(placed)
+        if len(placed) >= 4:
+            # many sub-frames still leave faint steps between them; a camera's blur is continuous
+            acc = cv2.GaussianBlur(acc, (0, 0), 0.5 * SS)
         frame[y0:y1, x0:x1] = cv2.resize(acc, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.uint8)
 
     def _draw_mesh(self, layer: np.ndarray, vw: np.ndarray, nw: np.ndarray, x0: int, y0: int) -> None:

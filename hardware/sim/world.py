@@ -146,6 +146,7 @@ class SimWorld:
         width: int = 640,
         height: int = 480,
         clock: Clock | None = None,
+        history_s: float | None = 300.0,
     ) -> None:
         if fps <= 0 or fps > 240:
             raise ValueError(f"fps {fps}: choose 1-240 frames per second")
@@ -158,6 +159,10 @@ class SimWorld:
         self.clock = clock
         self._rng = np.random.default_rng([seed, 0x3031D])
         self._episodes: list[_Episode] = []
+        self._truths: list[SpinTruth] = []
+        # A table runs all day: spins older than this (seconds before the newest launch) are dropped,
+        # keeping only their truth. None keeps everything (a recording asks for its IMU at the end).
+        self.history_s = history_s
         self._last_t = 0.0
         self._lock = threading.RLock()
         self._players = [HandLook.random(self._rng) for _ in range(4)]
@@ -177,7 +182,7 @@ class SimWorld:
     def truths(self) -> list[SpinTruth]:
         """The ground truth of every spin launched so far (including ones still in motion)."""
         with self._lock:
-            return [e.truth for e in self._episodes]
+            return list(self._truths)
 
     @property
     def busy(self) -> bool:
@@ -239,7 +244,7 @@ class SimWorld:
         ep.extra_imu.append(self.imu.bump(hand.contact_t, float(rng.uniform(0.01, 0.03)), rng, 0.2))
 
     def _add_episode(self, kind: SpinKind, t0: float, letter: Letter | None) -> None:
-        index = len(self._episodes)
+        index = len(self._truths)
         ep_seed = int(np.random.default_rng([self.seed, 0xE915, index]).integers(1 << 31))
         rng = np.random.default_rng([ep_seed, 1])
         plan = plan_spin(self.style, kind, ep_seed, self.scene.tray_radius_mm, letter)
@@ -280,6 +285,8 @@ class SimWorld:
             imu.append(self.imu.bump(touch_abs, float(rng.uniform(0.04, 0.09)), rng))
         rest = traj.rest_pose
         truth, centre = self._truth(index, kind, plan.upside_down, t0, t_release, traj, rest, touch_abs)
+        self._truths.append(truth)
+        self._forget_before(t0)
         self._episodes.append(
             _Episode(
                 index=index,
@@ -351,6 +358,13 @@ class SimWorld:
             spin_rev_s=abs(traj.omega0) / (2 * math.pi),
         )
         return truth, (float(centre[0]), float(centre[1]), float(vw[:, 2].max()))
+
+    def _forget_before(self, t: float) -> None:
+        if self.history_s is None:
+            return
+        horizon = t - self.history_s
+        keep = [e for e in self._episodes if e.t_gone is None or e.t_gone >= horizon]
+        self._episodes = keep[-8:] if len(keep) > 8 else keep
 
     # -- what the camera sees ------------------------------------------------------------------
     def _episode_at(self, t: float) -> _Episode | None:

@@ -88,3 +88,14 @@ def test_autoplayer_spins_after_a_pause() -> None:
     assert world.busy  # scheduled counts as busy until the dreidel rests
     clock.set(truth.rest_t + 0.01)
     assert not world.busy
+
+
+def test_a_long_running_world_forgets_old_spins_but_keeps_their_truth() -> None:
+    world = SimWorld(seed=6, style="wood", width=320, height=240, history_s=30.0)
+    for k in range(12):
+        world.launch(SpinKind.NO_RELEASE, at=10.0 * k)
+    assert len(world.truths) == 12
+    assert [t.index for t in world.truths] == list(range(12))
+    assert len(world._episodes) <= 5
+    last = world.truths[-1]
+    assert world.dreidel_pose(last.rest_t + 0.5) is not None  # the newest spin still renders
