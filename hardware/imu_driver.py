@@ -192,7 +192,7 @@ class FifoImuDriver(ImuSource):
                 f"no IMU answers at {self.address:#04x} on I2C bus {self.bus.number}: {exc.strerror or exc}. "
                 "Check the wiring (SDA to GPIO2, SCL to GPIO3, 3V3, GND) and run `sevivon imu probe`"
             ) from exc
-        except ImuError:
+        except (ImuError, ValueError):  # not our chip, or a configuration it cannot do
             self.bus.close()
             raise
         self._opened = True

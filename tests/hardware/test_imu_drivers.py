@@ -201,6 +201,7 @@ def test_a_wrong_range_is_named_with_the_choices() -> None:
     driver = Lsm6dsoxDriver(I2cBus(1, bus.opener()), 0x6A, clock=clock, config=ImuConfig(accel_range_g=3))
     with pytest.raises(ValueError, match=r"accel_range_g must be one of \[2, 4, 8, 16\]"):
         driver.open()
+    assert bus.closed, "the bus is released when the configuration is refused"
 
 
 def test_open_with_nothing_on_the_bus_says_what_to_check() -> None:
