@@ -17,17 +17,16 @@ from controller.rules.errors import RuleError, ScriptError
 from controller.rules.events import Event, parse_event
 from controller.rules.table import TableConfig, TableState, apply, state_to_json
 
-_DECODER = json.JSONDecoder()
-
 
 def read_script(lines: Iterable[str]) -> Iterator[tuple[int, Event]]:
     """Yield ``(line number, event)`` for each event line; raise ``ScriptError`` with the line number."""
+    decoder = json.JSONDecoder()
     for number, raw in enumerate(lines, start=1):
         text = raw.strip()
         if not text or text.startswith("#"):
             continue
         try:
-            obj, end = _DECODER.raw_decode(text)
+            obj, end = decoder.raw_decode(text)
         except json.JSONDecodeError as exc:
             raise ScriptError(f"bad JSON: {exc.msg} (column {exc.colno})", line=number) from None
         rest = text[end:].strip()

@@ -47,6 +47,7 @@ Decisions (each one has a golden transcript in ``tests/golden/``):
 from __future__ import annotations
 
 import dataclasses
+import types
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -418,7 +419,10 @@ def _open(state: TableState | None, event: OpenTable, config: TableConfig) -> Ta
     return opened
 
 
-_SPIN_OFF_RANK: Mapping[Letter, int] = {Letter.GIMEL: 3, Letter.HEY: 2, Letter.NUN: 1, Letter.SHIN: 0}
+_SPIN_OFF_RANK: Mapping[Letter, int] = types.MappingProxyType(
+    {Letter.GIMEL: 3, Letter.HEY: 2, Letter.NUN: 1, Letter.SHIN: 0}
+)
+"""Spin-off order: Gimel beats Hey beats Nun beats Shin (letters compared by what they play as)."""
 
 
 def _spin(state: TableState | None, event: Spin) -> TableState:
