@@ -38,6 +38,8 @@ STABLE_MIN_S = 3.0
 WOBBLE_TILT_DEG = 6.0
 #: a spin that wobbles within this time of its release "wobbled immediately" (RULES.md leaves it open)
 WOBBLED_IMMEDIATELY_S = 0.5
+#: "at rest": no point of the dreidel moves more than this (mm) any more (about half a pixel)
+REST_MM = 0.4
 #: felt's sliding friction times g, in mm/s^2 (mu ~ 0.35)
 SLIDE_DECEL_MM_S2 = 3400.0
 
@@ -459,9 +461,9 @@ def _fall_and_rest(
     rock_tau = float(rng.uniform(0.05, 0.09))
     t_rock_end = t_roll + rock_tau * math.log(abs(math.degrees(rock_amp)) / 0.3)
     t_yaw_end = t_yaw
-    rest_rel = max(t_bounced, t_slide, t_rock_end, t_yaw_end) + 0.02
+    settle = max(t_bounced, t_slide, t_rock_end, t_yaw_end) + 0.02
     # fill the rest of the grid after the bounces
-    n_more = int((rest_rel - t_bounced) / DT) + 2
+    n_more = int((settle - t_bounced) / DT) + 2
     for j in range(1, n_more + 1):
         ts.append(t_bounced + j * DT)
         ths.append(math.pi / 2)
@@ -484,6 +486,19 @@ def _fall_and_rest(
     psif = psif + np.where(tf > t_roll, rock_amp * np.exp(-after / rock_tau) * np.sin(2 * math.pi * rock_f * after), 0.0)
     liftf = np.zeros_like(tf)
     omegaf = w_f * np.exp(-tf / 0.15)
+
+    # At rest = no point of the body moves more than REST_MM from where it ends up, from then on:
+    # what a camera (or a person) would call "stopped".
+    half_len, half_w = style.length_mm / 2.0, style.body_mm / 2.0
+    dev = np.maximum.reduce([
+        np.abs(pf - pf[-1]),
+        half_len * np.abs(thf - thf[-1]),
+        half_len * np.abs(phif - phif[-1]),
+        half_w * np.abs(psif - psif[-1]),
+    ])
+    moving = np.nonzero(dev > REST_MM)[0]
+    rest_rel = float(tf[moving[-1] + 1]) if len(moving) and moving[-1] + 1 < len(tf) else float(tf[-1])
+    rest_rel = max(rest_rel, t_land)
 
     t_all = np.concatenate([np.array(ph.t), t_f + tf[1:]])
     u_sp = np.array(ph.u)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -34,6 +34,9 @@ from hardware.sim.physics import (
     up_face,
 )
 from hardware.sim.render import Renderer, Scene, place
+
+#: with the launcher, the dreidel comes into view this long before its release
+LAUNCHER_DROP_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -63,6 +66,7 @@ class SpinTruth:
     launch_t: float
     touch_t: float | None
     spin_rev_s: float
+    by_launcher: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """The ``truth.json`` object of this spin."""
@@ -85,6 +89,7 @@ class SpinTruth:
             "launch_t": round(self.launch_t, 4),
             "touch_t": None if self.touch_t is None else round(self.touch_t, 4),
             "spin_rev_s": round(self.spin_rev_s, 2),
+            "by_launcher": self.by_launcher,
         }
 
 
@@ -127,6 +132,7 @@ class _Episode:
     t_gone: float | None = None  # the dreidel has left the picture (picked up)
     body_centre: tuple[float, float, float] = (0.0, 0.0, 0.0)
     extra_imu: list[Component] = field(default_factory=list)
+    by_launcher: bool = False
 
 
 class SimWorld:
@@ -196,11 +202,19 @@ class SimWorld:
             return self._episodes[-1].truth.rest_t if self._episodes else 0.0
 
     # -- making things happen ------------------------------------------------------------------
-    def launch(self, kind: SpinKind | None = None, at: float | None = None, letter: Letter | None = None) -> None:
+    def launch(
+        self,
+        kind: SpinKind | None = None,
+        at: float | None = None,
+        letter: Letter | None = None,
+        by_launcher: bool = False,
+    ) -> None:
         """Start a spin at ``at`` (default: now): a realistic random one when ``kind`` is None.
 
         A dreidel still lying in the tray is taken away first; a spin still in motion is let finish.
-        ``letter`` forces the face that lands up (else the dreidel's bias decides).
+        ``letter`` forces the face that lands up (else the dreidel's bias decides). ``by_launcher``:
+        the table's motorised chuck spins it (no hand in the picture; the dreidel drops into view
+        just before the release).
         """
         with self._lock:
             t = self.now() if at is None else float(at)
@@ -210,7 +224,10 @@ class SimWorld:
                 if prev.t_gone is None:
                     self._schedule_pickup(prev, t)
                 t = max(t, prev.t_gone or t)
-            self._add_episode(kind if kind is not None else random_kind(self._rng), t, letter)
+            chosen = kind if kind is not None else random_kind(self._rng)
+            if by_launcher and chosen is SpinKind.NO_RELEASE:
+                chosen = SpinKind.VALID  # a launcher always spins
+            self._add_episode(chosen, t, letter, by_launcher)
 
     def remove(self, at: float | None = None) -> float | None:
         """A hand takes the resting dreidel away (from ``at``, default now). Returns when it is gone."""
@@ -243,7 +260,7 @@ class SimWorld:
         ep.t_gone = hand.t_end
         ep.extra_imu.append(self.imu.bump(hand.contact_t, float(rng.uniform(0.01, 0.03)), rng, 0.2))
 
-    def _add_episode(self, kind: SpinKind, t0: float, letter: Letter | None) -> None:
+    def _add_episode(self, kind: SpinKind, t0: float, letter: Letter | None, by_launcher: bool = False) -> None:
         index = len(self._truths)
         ep_seed = int(np.random.default_rng([self.seed, 0xE915, index]).integers(1 << 31))
         rng = np.random.default_rng([ep_seed, 1])
@@ -264,7 +281,7 @@ class SimWorld:
                 HandAction.DELIVER, (plan.x0, plan.y0), length + 3.0, t0 + 0.7 + hold, arm, look, rng, hold_s=hold
             )
         t_release = deliver.contact_t
-        hands = [deliver]
+        hands = [] if by_launcher else [deliver]
         imu = self.imu.spin(traj, t_release, rng) if kind is not SpinKind.NO_RELEASE else []
         if kind is SpinKind.NO_RELEASE:
             imu.append(self.imu.bump(t_release, float(rng.uniform(0.02, 0.05)), rng, 0.15))
@@ -285,6 +302,7 @@ class SimWorld:
             imu.append(self.imu.bump(touch_abs, float(rng.uniform(0.04, 0.09)), rng))
         rest = traj.rest_pose
         truth, centre = self._truth(index, kind, plan.upside_down, t0, t_release, traj, rest, touch_abs)
+        truth = replace(truth, by_launcher=by_launcher)
         self._truths.append(truth)
         self._forget_before(t0)
         self._episodes.append(
@@ -299,6 +317,7 @@ class SimWorld:
                 truth=truth,
                 imu=imu,
                 omega0=traj.omega0,
+                by_launcher=by_launcher,
                 sense=1 if (traj.omega[0] if len(traj.omega) else 0.0) >= 0 else -1,
                 body_centre=centre,
             )
@@ -382,7 +401,9 @@ class SimWorld:
             e = self._episode_at(t)
             return None if e is None else self._pose(e, t)
 
-    def _pose(self, e: _Episode, t: float) -> Pose:
+    def _pose(self, e: _Episode, t: float) -> Pose | None:
+        if e.by_launcher and t < e.t_release - LAUNCHER_DROP_S:
+            return None  # still up in the launcher's chuck, out of the picture
         if t < e.t_release:
             hp = e.deliver.at(t)
             if e.kind is SpinKind.NO_RELEASE:
@@ -398,6 +419,8 @@ class SimWorld:
             w = float(e.traj.omega[0]) if len(e.traj.omega) else 0.0
             psi = first.psi - w * dt + w * dt * dt / (2 * ramp) if dt < ramp else first.psi - w * ramp / 2
             lift = max(0.0, hp.z - (self.style.length_mm + 3.0)) + 2.0
+            if e.by_launcher:
+                lift = 2.0 + 60.0 * dt  # lowered by the chuck
             return Pose(hp.x, hp.y, first.theta, first.phi, psi, lift, first.upside_down)
         pose = e.traj.pose_at(t - e.t_release)
         if e.pickup is not None and t >= e.pickup.contact_t:
@@ -436,7 +459,8 @@ class SimWorld:
         with self._lock:
             self._last_t = max(self._last_t, t)
             e = self._episode_at(t)
-            poses = [] if e is None else [self._pose(e, s) for s in self.blur_times(t, e)]
+            found = [] if e is None else [self._pose(e, s) for s in self.blur_times(t, e)]
+            poses = [p for p in found if p is not None]
             return self.renderer.render(t, poses, self._hands_at(t))
 
     # -- what the IMU feels --------------------------------------------------------------------

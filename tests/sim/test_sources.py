@@ -99,3 +99,13 @@ def test_a_long_running_world_forgets_old_spins_but_keeps_their_truth() -> None:
     assert len(world._episodes) <= 5
     last = world.truths[-1]
     assert world.dreidel_pose(last.rest_t + 0.5) is not None  # the newest spin still renders
+
+
+def test_the_launcher_spins_without_a_hand() -> None:
+    world = small_world()
+    world.launch(SpinKind.NO_RELEASE, at=1.0, by_launcher=True)
+    truth = world.truths[0]
+    assert truth.by_launcher and truth.kind is SpinKind.VALID  # a launcher cannot "place" a dreidel
+    assert world.dreidel_pose(truth.release_t - 0.5) is None
+    assert world.dreidel_pose(truth.release_t - 0.1) is not None
+    assert all(not world._hands_at(t) for t in np.arange(truth.launch_t, truth.rest_t, 0.1))
