@@ -1,7 +1,7 @@
 """A hall-sensor revolution counter on the launcher's chuck.
 
-A magnet on the chuck passes a hall switch (e.g. an A3144: open collector, pulls the line low
-while the magnet is near) ``pulses_per_rev`` times a revolution. Each falling edge is timestamped
+A magnet on the chuck passes a hall switch (e.g. a DRV5023, which runs on 3.3 V: open drain, pulls
+the line low while the magnet is near) ``pulses_per_rev`` times a revolution. Each falling edge is timestamped
 with the injected clock in the GPIO callback; the rate comes from the edges of the last
 ``window_s`` seconds. No edge for a while means the chuck has stopped, so rpm is 0 then.
 """
