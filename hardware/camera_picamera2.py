@@ -157,8 +157,12 @@ class Picamera2CameraSource(CameraSource):
         cam, self._cam = self._cam, None
         try:
             cam.stop()
-        finally:
+        except (RuntimeError, OSError) as exc:  # closing must not fail the table: log and carry on
+            log.warning("the Pi camera did not stop cleanly: %s", exc)
+        try:
             cam.close()
+        except (RuntimeError, OSError) as exc:
+            log.warning("the Pi camera did not close cleanly: %s", exc)
 
     def read(self) -> Frame | None:
         if self._cam is None:
@@ -171,6 +175,8 @@ class Picamera2CameraSource(CameraSource):
             main = np.asarray(request.make_array("main"))
             yuv = np.asarray(request.make_array("lores"))
             metadata = request.get_metadata() or {}
+        except (RuntimeError, ValueError, OSError) as exc:
+            raise CameraError(f"the Pi camera gave a broken frame: {exc}") from exc
         finally:
             request.release()
         t = self._timestamp(metadata)

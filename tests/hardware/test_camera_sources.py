@@ -226,6 +226,21 @@ def test_picamera2_failure_mid_run_is_a_camera_error_and_the_camera_is_closed() 
     assert made[0].closed and made[0].outstanding == 0
 
 
+def test_a_camera_that_fails_to_stop_still_closes_without_raising() -> None:
+    clock = FakeClock()
+    factory, made = FakePicamera2.factory(clock=clock)
+    source = Picamera2CameraSource(clock=clock, picamera2_factory=factory)
+    source.open()
+
+    def broken_stop() -> None:
+        raise RuntimeError("Camera frontend has timed out!")
+
+    made[0].stop = broken_stop  # type: ignore[method-assign]
+    source.close()
+    assert made[0].closed
+    source.close()  # twice is fine
+
+
 def test_picamera2_missing_camera_says_what_to_check() -> None:
     def no_camera(num: int) -> FakePicamera2:
         raise IndexError("list index out of range")
