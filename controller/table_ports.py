@@ -33,8 +33,14 @@ REASON_TEXT: dict[str, str] = {
 
 
 def reason_text(reasons: Sequence[str]) -> str:
-    """Reason codes in words, for the display and speech."""
-    return ", ".join(REASON_TEXT.get(r, r.replace("_", " ")) for r in reasons) or "no reason given"
+    """Reason codes in words, for the display and speech.
+
+    "unreadable" is left out next to another reason: a spin that must be re-spun anyway needs no letter.
+    """
+    codes = [r for r in reasons if r]
+    if len(codes) > 1:
+        codes = [r for r in codes if r != "unreadable"]
+    return ", ".join(REASON_TEXT.get(r, r.replace("_", " ")) for r in codes) or "no reason given"
 
 
 class JudgePort(Protocol):

@@ -24,7 +24,7 @@
     if (p.status === "out") return "out · place " + p.place;
     if (p.status === "away") return "away";
     if (p.spin_off_letter) return "spin-off: " + p.spin_off_letter;
-    if (p.spun_by === "launcher") return "launcher spins";
+    if (p.spun_by === "launcher") return "launcher";
     if (p.spun_by) return "by " + p.spun_by;
     return "";
   }
@@ -36,7 +36,7 @@
     const narrow = window.innerWidth <= 640;
     s.seats.forEach((p, i) => {
       const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
-      const rx = narrow ? 39 : 41, ry = narrow ? 43 : 39;
+      const rx = narrow ? 40 : 41, ry = narrow ? 42 : 39;
       const d = el("div", "seat " + p.status + (p.current ? " current" : "") + (s.winner === p.name ? " winner" : ""));
       d.style.left = 50 + rx * Math.cos(a) + "%";
       d.style.top = 50 + ry * Math.sin(a) + "%";
