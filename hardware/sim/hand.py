@@ -20,6 +20,7 @@ class HandAction(StrEnum):
     KNOCK = "knock"  # reaches in and touches the spinning dreidel
     PICKUP = "pickup"  # takes the resting dreidel away
     PLACE = "place"  # puts a dreidel down on its side without spinning it
+    HOVER = "hover"  # reaches over the tray near the dreidel but touches nothing
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,8 @@ def approach(
         keys.append(HandKey(contact_t - 0.02, target[0], target[1], target_z, 0.5))
     if action is HandAction.DELIVER or action is HandAction.PLACE:
         keys.append(HandKey(contact_t + 0.08, target[0], target[1], target_z + 6.0, 0.7))
+    elif action is HandAction.HOVER:
+        keys.append(HandKey(contact_t + float(rng.uniform(0.15, 0.4)), target[0], target[1], target_z + 5.0, 0.6))
     elif action is HandAction.PICKUP:
         keys.append(HandKey(contact_t + 0.15, target[0], target[1], target_z, 0.0))
         if carry:

@@ -54,18 +54,20 @@ class SpinKind(StrEnum):
     UPSIDE_DOWN = "upside_down"  # spins on its handle; valid when the rest of the rule holds
     LEFT_TRAY = "left_tray"  # flung out of the tray when it falls (rests outside, or out of the picture)
     HAND_TOUCH = "hand_touch"  # a hand reaches in and knocks it between release and rest
+    HAND_NEAR = "hand_near"  # a hand reaches over the tray near it but touches nothing: still valid
     NO_RELEASE = "no_release"  # a hand puts it down without spinning it
 
 
 #: how often each kind happens at a real table (used when the kind is not given)
 REALISTIC_KIND_WEIGHTS: dict[SpinKind, float] = {
-    SpinKind.VALID: 0.58,
+    SpinKind.VALID: 0.55,
     SpinKind.SHORT: 0.12,
     SpinKind.NEAR_3S: 0.07,
     SpinKind.WOBBLE_AT_ONCE: 0.06,
     SpinKind.UPSIDE_DOWN: 0.05,
     SpinKind.LEFT_TRAY: 0.05,
     SpinKind.HAND_TOUCH: 0.05,
+    SpinKind.HAND_NEAR: 0.03,
     SpinKind.NO_RELEASE: 0.02,
 }
 
@@ -103,7 +105,7 @@ class SpinPlan:
     x0: float  # release point on the tray (mm, tray centre = 0)
     y0: float
     target_stable_s: float | None  # wanted release -> wobble time (None: knocked or placed)
-    touch_t: float | None  # when a hand knocks it (HAND_TOUCH)
+    touch_t: float | None  # when a hand knocks it (HAND_TOUCH) or passes closest (HAND_NEAR)
     touch_dir: float  # direction of the knock (rad)
     upside_down: bool
     seed: int
@@ -612,6 +614,9 @@ def plan_spin(
     elif kind is SpinKind.HAND_TOUCH:
         target = float(rng.uniform(3.0, 8.0))
         touch_t = float(rng.uniform(0.9, target - 0.3))
+    elif kind is SpinKind.HAND_NEAR:
+        target = float(rng.uniform(3.6, 8.0))
+        touch_t = float(rng.uniform(1.0, target))
     else:
         target = None
     return SpinPlan(

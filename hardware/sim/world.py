@@ -67,6 +67,7 @@ class SpinTruth:
     touch_t: float | None
     spin_rev_s: float
     by_launcher: bool = False
+    hand_near_t: float | None = None  # a hand passed close without touching (not interference)
 
     def to_json(self) -> dict[str, Any]:
         """The ``truth.json`` object of this spin."""
@@ -90,6 +91,7 @@ class SpinTruth:
             "touch_t": None if self.touch_t is None else round(self.touch_t, 4),
             "spin_rev_s": round(self.spin_rev_s, 2),
             "by_launcher": self.by_launcher,
+            "hand_near_t": None if self.hand_near_t is None else round(self.hand_near_t, 4),
         }
 
 
@@ -300,9 +302,25 @@ class SimWorld:
             )
             hands.append(knock)
             imu.append(self.imu.bump(touch_abs, float(rng.uniform(0.04, 0.09)), rng))
+        near_abs = None
+        if kind is SpinKind.HAND_NEAR and plan.touch_t is not None:
+            near_abs = t_release + min(plan.touch_t, traj.fall_t)
+            at_near = traj.pose_at(near_abs - t_release)
+            miss = float(rng.uniform(45.0, 80.0))
+            side = plan.touch_dir + math.pi / 2
+            hover = approach(
+                HandAction.HOVER,
+                (at_near.x + miss * math.cos(side), at_near.y + miss * math.sin(side)),
+                length + float(rng.uniform(30.0, 70.0)),
+                near_abs,
+                plan.touch_dir + math.pi,
+                self._player(),
+                rng,
+            )
+            hands.append(hover)
         rest = traj.rest_pose
         truth, centre = self._truth(index, kind, plan.upside_down, t0, t_release, traj, rest, touch_abs)
-        truth = replace(truth, by_launcher=by_launcher)
+        truth = replace(truth, by_launcher=by_launcher, hand_near_t=near_abs)
         self._truths.append(truth)
         self._forget_before(t0)
         self._episodes.append(

@@ -109,3 +109,15 @@ def test_the_launcher_spins_without_a_hand() -> None:
     assert world.dreidel_pose(truth.release_t - 0.5) is None
     assert world.dreidel_pose(truth.release_t - 0.1) is not None
     assert all(not world._hands_at(t) for t in np.arange(truth.launch_t, truth.rest_t, 0.1))
+
+
+def test_a_hand_passing_near_is_not_interference() -> None:
+    world = small_world(seed=5)
+    world.launch(SpinKind.HAND_NEAR, at=1.0)
+    truth = world.truths[0]
+    assert truth.hand_near_t is not None and truth.release_t < truth.hand_near_t < truth.rest_t
+    assert world._hands_at(truth.hand_near_t)  # the hand is in the picture
+    assert truth.valid and "interference" not in truth.reasons
+    # and the IMU feels no bump: nothing louder than the spin's own hum near that moment
+    a = world.imu_array(truth.hand_near_t - 0.2, truth.hand_near_t + 0.2)
+    assert np.abs(a[:, 3] - 1.0).max() < 0.05
