@@ -65,9 +65,13 @@ def stream_imu(
     csv: bool = False,
     poll_s: float = 0.02,
     report: Callable[[str], None] | None = None,
+    summary: StreamSummary | None = None,
 ) -> StreamSummary:
-    """Read an open IMU for ``seconds``: CSV rows to ``out`` (or a line per second), and a summary."""
-    summary = StreamSummary()
+    """Read an open IMU for ``seconds``: CSV rows to ``out`` (or a line per second), and a summary.
+
+    ``summary`` (optional) is filled in as it goes, so a caller interrupted by Ctrl-C still has it.
+    """
+    summary = summary if summary is not None else StreamSummary()
     say = report or (lambda line: print(line, file=out))
     start = clock.monotonic()
     next_report = start + 1.0
@@ -90,6 +94,7 @@ def stream_imu(
             if csv:
                 print(f"{s.t - start:.6f},{s.ax:.5f},{s.ay:.5f},{s.az:.5f},{s.gx:.4f},{s.gy:.4f},{s.gz:.4f}", file=out)
             window.append((s.ax, s.ay, s.az, s.gx, s.gy, s.gz))
+        summary.seconds = clock.monotonic() - start
         if clock.monotonic() >= next_report and not csv:
             say(_window_line(clock.monotonic() - start, window, imu.healthy))
             window = []
@@ -174,18 +179,18 @@ def stream_command(bus_number: int, seconds: float, as_csv: bool, rate_hz: float
     except (ImuError, ValueError) as exc:
         raise click.ClickException(str(exc)) from None
     report = (lambda line: click.echo(line, err=True)) if as_csv else None
+    summary = StreamSummary()
     try:
         if not as_csv:
             click.echo(f"{driver.chip} at {driver.address:#04x} on bus {bus_number}, {driver.rate_hz:g} Hz")
-        summary = stream_imu(driver, clock, seconds, sys.stdout, csv=as_csv, report=report)
+        stream_imu(driver, clock, seconds, sys.stdout, csv=as_csv, report=report, summary=summary)
     except KeyboardInterrupt:
-        summary = None
+        click.echo("stopped by Ctrl-C", err=True)
     finally:
         driver.close()
-    if summary is not None:
-        click.echo(
-            f"{summary.samples} samples in {summary.seconds:.2f} s = {summary.rate_hz:.1f} Hz "
-            f"(asked {driver.rate_hz:g} Hz), {len(summary.gaps)} gaps, {driver.overflows} FIFO overflows, "
-            f"{summary.unhealthy_reads} reads while not answering",
-            err=as_csv,
-        )
+    click.echo(
+        f"{summary.samples} samples in {summary.seconds:.2f} s = {summary.rate_hz:.1f} Hz "
+        f"(asked {driver.rate_hz:g} Hz), {len(summary.gaps)} gaps, {driver.overflows} FIFO overflows, "
+        f"{summary.unhealthy_reads} reads while not answering",
+        err=as_csv,
+    )

@@ -41,12 +41,14 @@ def record_session(
     writer: RecordingWriter,
     seconds: float,
     clock: Clock,
+    summary: RecordSummary | None = None,
 ) -> RecordSummary:
     """Copy frames (and IMU samples) from open sources into an open writer for ``seconds`` of frames.
 
     Stops early at the end of a finite camera source, or when the camera fails (``error`` says why).
+    ``summary`` (optional) is filled in as it goes, so a caller interrupted by Ctrl-C still has the counts.
     """
-    summary = RecordSummary()
+    summary = summary if summary is not None else RecordSummary()
     t0: float | None = None
     while True:
         try:
@@ -133,10 +135,11 @@ def record(out: Path, seconds: float, camera_spec: str, imu_choice: str, bus: in
             click.echo(f"recording {camera.name} ({camera.size[0]}x{camera.size[1]} at {camera.fps:g} fps)"
                        + (f" and {imu.chip} at {imu.rate_hz:g} Hz" if imu else " without an IMU")
                        + f" into {out} for {seconds:g} s; Ctrl-C stops early", err=True)
+            summary = RecordSummary()
             try:
-                summary = record_session(camera, imu, writer, seconds, clock)
+                record_session(camera, imu, writer, seconds, clock, summary)
             except KeyboardInterrupt:
-                summary = RecordSummary(writer.frame_count, error="")
+                click.echo("stopped by Ctrl-C", err=True)
     except RecordingError as exc:
         raise click.ClickException(str(exc)) from None
     finally:

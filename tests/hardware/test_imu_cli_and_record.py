@@ -21,7 +21,7 @@ from hardware.imu import ImuError
 from hardware.imu_cli import stream_imu
 from hardware.imu_lsm6ds import Lsm6dsoxDriver
 from hardware.imu_probe import open_imu, probe
-from hardware.record_cli import record_session
+from hardware.record_cli import RecordSummary, record_session
 from hardware.recording import RecordingReader, RecordingWriter
 
 # ---- probe ----------------------------------------------------------------------------------
@@ -180,3 +180,21 @@ class _LiveTimes(RecordingCameraSource):
         from dataclasses import replace
 
         return replace(frame, t=frame.t + self.t0)
+
+
+def test_an_interrupted_recording_keeps_its_counts_and_valid_files(source_recording: Path, tmp_path: Path) -> None:
+    class Interrupted(RecordingCameraSource):
+        def read(self):  # type: ignore[no-untyped-def]
+            if self.position >= 0.1:
+                raise KeyboardInterrupt
+            return super().read()
+
+    summary = RecordSummary()
+    with (
+        Interrupted(source_recording) as cam,
+        RecordingWriter(tmp_path / "r", 20, 32, 24, "test") as w,
+        pytest.raises(KeyboardInterrupt),
+    ):
+        record_session(cam, None, w, 10.0, FakeClock(), summary)
+    assert summary.frames == 3
+    assert len(list(RecordingReader(tmp_path / "r").frames())) == 3
