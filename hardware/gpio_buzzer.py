@@ -58,6 +58,7 @@ class Buzzer:
 
     @property
     def sounding(self) -> bool:
+        """The buzzer is on right now."""
         return bool(self._buzzer.is_active)
 
     @property
@@ -97,5 +98,6 @@ class Buzzer:
             self._buzzer.off()
 
     def close(self) -> None:
+        """Silence and release the pin."""
         self.stop()
         self._buzzer.close()

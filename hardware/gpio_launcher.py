@@ -39,6 +39,8 @@ log = logging.getLogger(__name__)
 
 
 class LaunchPhase(StrEnum):
+    """Where a launch is (see the diagram above)."""
+
     IDLE = "idle"
     SPIN_UP = "spin_up"
     RELEASING = "releasing"
@@ -70,6 +72,7 @@ class LaunchResult:
 
     @property
     def released(self) -> bool:
+        """The dreidel left the chuck."""
         return self.outcome is LaunchOutcome.RELEASED
 
 
@@ -203,10 +206,12 @@ class Launcher:
 
     @property
     def motor_running(self) -> bool:
+        """The motor is powered."""
         return self._motor_on_t is not None
 
     @property
     def rpm(self) -> float | None:
+        """The chuck's speed, or None without an rpm counter."""
         return self.rpm_counter.rpm if self.rpm_counter is not None else None
 
     def _enter(self, phase: LaunchPhase, now: float) -> None:
@@ -286,6 +291,7 @@ class Launcher:
 
     @property
     def servo_angle(self) -> float | None:
+        """The release servo's angle (None when detached)."""
         angle = self._servo.angle
         return None if angle is None else float(angle)
 

@@ -60,6 +60,7 @@ class GpioIndicators:
             self.buzzer.play(self.SOUNDS[new])
 
     def tick(self) -> None:
+        """Advance the LED pattern and the buzzer to now."""
         self.led.tick()
         if self.buzzer is not None:
             self.buzzer.tick()

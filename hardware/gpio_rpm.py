@@ -68,4 +68,5 @@ class RpmCounter:
         return 60.0 / (period * self.pulses_per_rev)
 
     def close(self) -> None:
+        """Release the pin."""
         self._input.close()

@@ -74,10 +74,12 @@ class LedPattern:
 
 
 def steady(colour: Colour) -> LedPattern:
+    """One colour, all the time."""
     return LedPattern(((colour, 1.0),))
 
 
 def blink(colour: Colour, on_s: float, off_s: float) -> LedPattern:
+    """``colour`` for ``on_s``, dark for ``off_s``, repeated."""
     return LedPattern(((colour, on_s), (OFF, off_s)))
 
 

@@ -54,6 +54,7 @@ class StreamSummary:
 
     @property
     def rate_hz(self) -> float:
+        """Samples received per second."""
         return self.samples / self.seconds if self.seconds > 0 else 0.0
 
 

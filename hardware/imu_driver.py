@@ -84,6 +84,7 @@ class RateEstimator:
         self._total = 0
 
     def add(self, t: float, samples: int) -> None:
+        """``samples`` more arrived by time ``t``."""
         self._total += samples
         self._points.append((t, self._total))
         while len(self._points) > 2 and t - self._points[1][0] >= self.window_s:
@@ -91,6 +92,7 @@ class RateEstimator:
 
     @property
     def rate_hz(self) -> float:
+        """The estimated rate, clamped to within ``max_error`` of nominal (nominal until 0.5 s of history)."""
         if len(self._points) < 2:
             return self.nominal_hz
         (t0, n0), (t1, n1) = self._points[0], self._points[-1]

@@ -51,6 +51,7 @@ class ProbeResult:
 
     @property
     def supported(self) -> bool:
+        """Sevivon has a driver for it."""
         return self.chip is not None
 
 
