@@ -48,6 +48,17 @@ def plan_session(world: SimWorld, spins: int, kinds: Sequence[SpinKind] | None, 
     return end
 
 
+def frame_times(n: int, fps: float, seed: int) -> list[float]:
+    """Capture times of a real-ish camera: the nominal grid with a little timestamp jitter and, rarely,
+    a dropped frame (the next one comes two periods later), as a USB or CSI camera under load does."""
+    rng = np.random.default_rng([seed, 0xF7A3E])
+    period = 1.0 / fps
+    jitter = rng.normal(0.0, 0.04 * period, n).clip(-0.2 * period, 0.2 * period)
+    dropped = rng.random(n) < 0.003
+    dropped[0] = False
+    return [k * period + float(jitter[k]) if k else 0.0 for k in range(n) if not dropped[k]]
+
+
 def record_session(
     out_dir: str | Path,
     spins: int,
@@ -72,11 +83,10 @@ def record_session(
     source = f"sim:seed={seed},style={world.style.name}"
     out = Path(out_dir)
     with RecordingWriter(out, fps, size[0], size[1], source, imu=imu_meta) as writer:
-        for k in range(n_frames):
-            t = k / fps
+        for t in frame_times(n_frames, fps, seed):
             writer.write_frame(world.frame_at(t), t)
-            if progress is not None and k % 60 == 0:
-                progress(k, n_frames)
+            if progress is not None and writer.frame_count % 60 == 0:
+                progress(writer.frame_count, n_frames)
         if imu:
             arr = world.imu_array(0.0, n_frames / fps)
             writer.write_imu(ImuSample(*(float(v) for v in row)) for row in arr)
