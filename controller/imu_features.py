@@ -101,6 +101,7 @@ class ImuFeatureExtractor:
         self._recent_a = np.zeros(0)
         self._tail = np.zeros((0, 6))
         self._floor_cache: float | None = None
+        self._windows_since_floor = 0
         self.samples_seen = 0
 
     # -- streaming input -------------------------------------------------------------------------
@@ -171,7 +172,7 @@ class ImuFeatureExtractor:
         """The RMS (g) of the quiet tray: a low percentile of all window energies seen."""
         if self._floor_cache is not None:
             return self._floor_cache
-        if not self._energy_hist:
+        if len(self._energy_hist) < 10:
             return 0.002
         self._floor_cache = max(float(np.percentile(np.fromiter(self._energy_hist, float), 10)), 1e-4)
         return self._floor_cache
@@ -206,32 +207,50 @@ class ImuFeatureExtractor:
         if self._next_window_end is None:
             self._next_window_end = self._pending_t[0] + self.window_s
         ts = np.asarray(self._pending_t)
-        a = np.asarray(self._pending_a)
-        g = np.asarray(self._pending_g)
-        start_idx = 0
-        while self._next_window_end <= ts[-1]:
-            end = self._next_window_end
-            lo = int(np.searchsorted(ts, end - self.window_s, side="left"))
-            hi = int(np.searchsorted(ts, end, side="right"))
-            if hi - lo >= 4:
-                seg = a[lo:hi]
-                energy = float(np.sqrt(np.mean(seg**2)))
-                quarters = np.array_split(seg, 4)
-                q = np.array([np.sqrt(np.mean(x**2)) for x in quarters if x.size])
-                irregular = float(np.std(q) / (np.mean(q) + 1e-9))
-                win = ImuWindow(
-                    t=end - self.window_s / 2,
-                    energy=energy,
-                    peak=float(seg.max()),
-                    gyro=float(np.sqrt(np.mean(g[lo:hi] ** 2))),
-                    irregularity=irregular,
-                )
-                self._windows.append(win)
-                self._energy_hist.append(energy)
-                self._floor_cache = None
-                out.append(win)
-            self._next_window_end = end + self.hop_s
-            start_idx = int(np.searchsorted(ts, self._next_window_end - self.window_s, side="left"))
+        if self._next_window_end > ts[-1]:
+            return out
+        a2 = np.asarray(self._pending_a) ** 2
+        g2 = np.asarray(self._pending_g) ** 2
+        ca = np.concatenate([[0.0], np.cumsum(a2)])
+        cg = np.concatenate([[0.0], np.cumsum(g2)])
+        n_win = int(math.floor((ts[-1] - self._next_window_end) / self.hop_s + 1e-9)) + 1
+        ends = self._next_window_end + self.hop_s * np.arange(n_win)
+        lo = np.searchsorted(ts, ends - self.window_s, side="left")
+        hi = np.searchsorted(ts, ends, side="right")
+        mid = (lo + hi) // 2
+        q1 = (lo + mid) // 2
+        q3 = (mid + hi) // 2
+        count = np.maximum(hi - lo, 1)
+        energy = np.sqrt((ca[hi] - ca[lo]) / count)
+        gyro = np.sqrt((cg[hi] - cg[lo]) / count)
+        # irregularity: the spread of the energy between the window's quarters
+        bounds = np.stack([lo, q1, mid, q3, hi], axis=1)
+        parts = np.stack(
+            [np.sqrt((ca[bounds[:, k + 1]] - ca[bounds[:, k]]) / np.maximum(bounds[:, k + 1] - bounds[:, k], 1))
+             for k in range(4)],
+            axis=1,
+        )
+        irregular = parts.std(axis=1) / (parts.mean(axis=1) + 1e-9)
+        amax = np.sqrt(a2)
+        for k in range(n_win):
+            if hi[k] - lo[k] < 4:
+                continue
+            win = ImuWindow(
+                t=float(ends[k] - self.window_s / 2),
+                energy=float(energy[k]),
+                peak=float(amax[lo[k] : hi[k]].max()),
+                gyro=float(gyro[k]),
+                irregularity=float(irregular[k]),
+            )
+            self._windows.append(win)
+            self._energy_hist.append(win.energy)
+            out.append(win)
+        self._windows_since_floor += len(out)
+        if self._windows_since_floor >= 100:
+            self._floor_cache = None
+            self._windows_since_floor = 0
+        self._next_window_end = float(ends[-1] + self.hop_s)
+        start_idx = int(np.searchsorted(ts, self._next_window_end - self.window_s, side="left"))
         if start_idx > 0:
             del self._pending_t[:start_idx]
             del self._pending_a[:start_idx]

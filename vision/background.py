@@ -209,7 +209,9 @@ class BackgroundModel:
         self._bg = med.astype(np.float32)
         self._bg_u8 = np.clip(med + 0.5, 0, 255).astype(np.uint8)
         if self._learn_full:
-            self._full = np.median(np.stack(self._learn_full), axis=0).astype(np.uint8)
+            # a median of a few spread-out full pictures: robust, and cheap enough at full resolution
+            pick = np.linspace(0, len(self._learn_full) - 1, min(5, len(self._learn_full))).round().astype(int)
+            self._full = np.median(np.stack([self._learn_full[i] for i in pick]), axis=0).astype(np.uint8)
         self.tray = self._calibrated_tray if self._calibrated_tray is not None else find_tray(self._bg_u8)
         h, w = self._bg_u8.shape[:2]
         ys, xs = np.mgrid[2:h:6, 2:w:6]

@@ -130,7 +130,13 @@ class SceneRenderer:
         base[felt] = st.felt_bgr
         texture = cv2.GaussianBlur(rng.normal(0, 6, (st.height, st.width)).astype(np.float32), (0, 0), 1.2)
         base += texture[..., None]
-        self._base = base
+        self._base = np.clip(base, 0, 255).astype(np.uint8)
+        # a small bank of sensor-noise frames, split into positive and negative parts for saturating adds
+        self._noise: list[tuple[np.ndarray, np.ndarray]] = []
+        for _ in range(7):
+            n = rng.normal(0, st.noise, (st.height, st.width, 1)).repeat(3, axis=2)
+            self._noise.append((np.clip(n, 0, 255).astype(np.uint8), np.clip(-n, 0, 255).astype(np.uint8)))
+        self._count = 0
 
     def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
         st = self.style
@@ -191,15 +197,16 @@ class SceneRenderer:
 
     def render(self, t: float) -> np.ndarray:
         """The picture at time ``t``."""
-        st = self.style
         img = self._base.copy()
         for sp in self.spins:
             self._draw_spin(img, sp, t)
         for sp in self.spins:
             self._hands(img, sp, t)
         gain = 1.0 + 0.03 * math.sin(0.3 * t)
-        img = img * gain + self._rng.normal(0, st.noise, img.shape[:2])[..., None]
-        return np.clip(img, 0, 255).astype(np.uint8)
+        img = cv2.convertScaleAbs(img, alpha=gain)
+        self._count += 1
+        pos, neg = self._noise[self._count % len(self._noise)]
+        return cv2.subtract(cv2.add(img, pos), neg)
 
     def frames(self, duration: float, fps: float = 60.0) -> Iterator[Frame]:
         """Frames from 0 to ``duration`` at ``fps``."""

@@ -1,0 +1,120 @@
+"""Tracking on the small image: the dreidel's place and shape, hands, merging, leaving the picture."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from hardware.camera import Frame
+from vision.observation import ObservationBuilder, Phase
+from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin
+from vision.tracker import DreidelTracker
+
+
+def _track(spin: ScriptedSpin, times: list[float], fps: float = 30.0) -> tuple[DreidelTracker, dict[float, object]]:
+    scene = SceneRenderer([spin], SceneStyle(), seed=5)
+    tracker = DreidelTracker()
+    for i in range(36):  # learn the empty tray (spin starts later)
+        tracker.process(Frame(i, i / fps, scene.render(i / fps)))
+    out = {}
+    for k, t in enumerate(times):
+        out[t] = tracker.process(Frame(100 + k, t, scene.render(t)))
+    return tracker, out
+
+
+SPIN = ScriptedSpin(release_t=2.0, stable_s=1.5, wobble_s=0.8, x=300, y=250, rest_angle_deg=30.0, slide=20.0)
+
+
+def test_resting_dreidel_found_where_it_lies_and_elongated() -> None:
+    t_rest = SPIN.rest_t + 0.3
+    _, res = _track(SPIN, [t_rest])
+    tr = res[t_rest]
+    assert tr is not None and tr.dreidel is not None
+    d = tr.dreidel
+    # where the synthetic scene put it (full-res px), drift and slide included
+    a = math.radians(SPIN.slide_deg)
+    ex = SPIN.x + SPIN.drift[0] * (SPIN.fall_t - SPIN.release_t) + SPIN.slide * math.cos(a)
+    ey = SPIN.y + SPIN.drift[1] * (SPIN.fall_t - SPIN.release_t) + SPIN.slide * math.sin(a)
+    assert abs(d.x * tr.scale - ex) < 3.0
+    assert abs(d.y * tr.scale - ey) < 3.0
+    assert d.elongation > 1.7
+    assert not d.is_hand
+    assert tr.in_tray
+
+
+def test_upright_spinning_dreidel_is_compact_despite_its_shadow() -> None:
+    t = SPIN.release_t + 0.8
+    _, res = _track(SPIN, [t])
+    tr = res[t]
+    assert tr is not None and tr.dreidel is not None
+    assert tr.dreidel.elongation < 1.3
+
+
+def test_hand_holding_dreidel_is_a_hand_and_merged_then_released() -> None:
+    times = [SPIN.release_t - 0.5, SPIN.release_t - 0.1, SPIN.release_t + 0.7]
+    _, res = _track(SPIN, times)
+    before = res[times[0]]
+    assert before is not None and before.hands and before.dreidel is None
+    assert all(h.is_hand for h in before.hands)
+    assert max(h.skin for h in before.hands) > 0.5
+    after = res[times[2]]
+    assert after is not None and after.dreidel is not None and not after.hands
+
+
+def test_dreidel_covered_by_hand_is_reported_merged() -> None:
+    spin = ScriptedSpin(release_t=2.0, stable_s=4.0, touch_t=3.0, x=320, y=240)
+    times = [2.6 + k / 30 for k in range(16)]
+    _, res = _track(spin, times)
+    assert any(r is not None and r.merged for r in res.values())
+
+
+def test_sliding_out_of_the_picture_is_lost_at_edge() -> None:
+    spin = ScriptedSpin(release_t=2.0, stable_s=0.6, wobble_s=0.4, x=480, y=240, slide=400.0, slide_deg=0.0,
+                        rest_after_fall_s=0.6, drift=(0.0, 0.0), hand_release=False)
+    times = [spin.release_t + 0.1 + k / 30 for k in range(42)]
+    tracker, res = _track(spin, times)
+    seen = [r for r in res.values() if r is not None and r.dreidel is not None]
+    lost = [r for r in res.values() if r is not None and r.lost_at_edge]
+    assert seen and lost
+    assert not seen[-1].in_tray or seen[-1].dreidel.x * seen[-1].scale > 500
+
+
+def test_observation_phases_over_a_spin() -> None:
+    fps = 30.0
+    times = [SPIN.release_t + 0.5 + k / fps for k in range(int((SPIN.rest_t + 0.6 - SPIN.release_t - 0.5) * fps))]
+    _, res = _track(SPIN, times, fps)
+    ob = ObservationBuilder()
+    phases = []
+    for t in times:
+        tr = res[t]
+        assert tr is not None
+        phases.append((t, ob.update(tr).phase))
+    early = [p for t, p in phases if t < SPIN.wobble_t - 0.2]
+    late = [p for t, p in phases if t > SPIN.rest_t + 0.3]
+    assert early.count(Phase.SPINNING) >= 0.9 * len(early)
+    assert late and all(p == Phase.AT_REST for p in late)
+    assert Phase.WOBBLING in [p for t, p in phases if SPIN.wobble_t < t < SPIN.fall_t]
+
+
+def test_wobble_measure_grows_with_tilt() -> None:
+    fps = 30.0
+    times = [SPIN.release_t + 0.4 + k / fps for k in range(int((SPIN.fall_t - SPIN.release_t - 0.4) * fps))]
+    _, res = _track(SPIN, times, fps)
+    ob = ObservationBuilder()
+    obs = [ob.update(res[t]) for t in times]  # type: ignore[arg-type]
+    sleeping = [o.wobble for o in obs if o.t < SPIN.wobble_t - 0.1]
+    wobbling = [o.wobble for o in obs if o.t > SPIN.fall_t - 0.3]
+    assert np.median(wobbling) > np.median(sleeping) + 0.3
+
+
+@pytest.mark.parametrize("width", [320, 640, 1280])
+def test_lores_keeps_aspect_and_scale(width: int) -> None:
+    tracker = DreidelTracker()
+    img = np.zeros((width * 3 // 4, width, 3), np.uint8)
+    small = tracker.shrink(Frame(0, 0.0, img))
+    assert small.shape[1] == 320 and small.shape[0] == 240
+    assert tracker.scale == pytest.approx(width / 320)
+    assert cv2.countNonZero(small[..., 0]) == 0
