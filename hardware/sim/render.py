@@ -44,6 +44,8 @@ class Scene:
     table_bgr: tuple[int, int, int]
     light: tuple[float, float, float]  # unit vector toward the lamp
     noise_sigma: float
+    tint: tuple[float, float, float]  # the lamp's colour and the room's brightness (BGR gains)
+    defocus_px: float  # lens blur (Gaussian sigma, pixels)
     exposure_amp: float
     exposure_period_s: float
     exposure_s: float  # shutter time (motion blur)
@@ -88,6 +90,8 @@ class Scene:
             table_bgr=_bgr(np.array(tables[int(rng.integers(len(tables)))]) + rng.normal(0, 8, 3)),
             light=light,
             noise_sigma=float(rng.uniform(1.5, 4.5)),
+            tint=_lamp_tint(rng),
+            defocus_px=float(rng.uniform(0.3, 1.0)),
             exposure_amp=float(rng.uniform(0.01, 0.04)),
             exposure_period_s=float(rng.uniform(8.0, 30.0)),
             exposure_s=float(rng.uniform(1 / 160, 1 / 60)),
@@ -121,6 +125,13 @@ class Scene:
 def _bgr(v: np.ndarray) -> tuple[int, int, int]:
     c = np.clip(np.asarray(v, dtype=float), 0, 255).astype(int)
     return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _lamp_tint(rng: np.random.Generator) -> tuple[float, float, float]:
+    """Warm bulbs, cool LEDs, daylight; dim rooms and bright ones."""
+    warmth = float(rng.uniform(-0.12, 0.15))  # > 0: warmer (more red, less blue)
+    level = float(rng.uniform(0.75, 1.12))
+    return (level * (1.0 - warmth), level * (1.0 - 0.2 * warmth), level * (1.0 + 0.6 * warmth))
 
 
 # -- the static background --------------------------------------------------------------------
@@ -178,7 +189,15 @@ def background(scene: Scene) -> np.ndarray:
     rr = np.hypot(uu - w / 2, vv - h / 2) / math.hypot(w / 2, h / 2)
     vign = 1.0 - 0.22 * rr**2
     img *= (lamp * vign)[:, :, None]
-    img = cv2.GaussianBlur(img, (0, 0), 0.6)
+    # lint and worn spots on the felt: clutter that a background model must simply learn
+    for _ in range(int(rng.integers(15, 60))):
+        su, sv = int(rng.integers(0, w)), int(rng.integers(0, h))
+        if felt[sv, su]:
+            rad = int(rng.integers(1, 3))
+            shade = float(rng.choice([0.8, 1.2]))
+            cv2.circle(img, (su, sv), rad, tuple(float(c) * shade for c in img[sv, su]), -1, cv2.LINE_AA)
+    img = cv2.GaussianBlur(img, (0, 0), max(0.4, scene.defocus_px))
+    img *= np.array(scene.tint, np.float32)[None, None, :]
     return np.clip(img, 0, 255).astype(np.uint8)
 
 
@@ -325,7 +344,10 @@ class Renderer:
         self.scene = scene
         self.style = style
         self.mesh = dreidel_mesh(style)
-        self.textures = list(face_textures(style))
+        # the lamp's colour tints everything it lights; bake it into the materials once
+        tint = np.array(scene.tint, np.float32)
+        self.textures = [np.clip(t * tint, 0, 255).astype(np.uint8) for t in face_textures(style)]
+        self._tint = tint
         self.bg = background(scene)
         rng = np.random.default_rng([scene.seed, 0x1015E])
         pad = 32
@@ -415,7 +437,10 @@ class Renderer:
         if len(placed) >= 4:
             # many sub-frames still leave faint steps between them; a camera's blur is continuous
             acc = cv2.GaussianBlur(acc, (0, 0), 0.5 * SS)
-        frame[y0:y1, x0:x1] = cv2.resize(acc, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA).astype(np.uint8)
+        small = cv2.resize(acc, (x1 - x0, y1 - y0), interpolation=cv2.INTER_AREA)
+        if self.scene.defocus_px > 0.5:
+            small = cv2.GaussianBlur(small, (0, 0), self.scene.defocus_px - 0.3)
+        frame[y0:y1, x0:x1] = np.clip(small, 0, 255).astype(np.uint8)
 
     def _draw_mesh(self, layer: np.ndarray, vw: np.ndarray, nw: np.ndarray, x0: int, y0: int) -> None:
         sc = self.scene
@@ -427,7 +452,7 @@ class Renderer:
         diffuse = np.clip(nw @ self._light, 0.0, None)
         shade = 0.38 + 0.72 * diffuse
         spec = mesh.gloss * np.clip(nw @ self._half, 0.0, None) ** 24 * 255.0
-        cols = np.clip(mesh.colours * shade[:, None] + spec[:, None], 0, 255)
+        cols = np.clip((mesh.colours * shade[:, None] + spec[:, None]) * self._tint[None, :], 0, 255)
         h, w = layer.shape[:2]
         idx = np.nonzero(visible)[0]
         for i in idx[np.argsort(-dist[idx], kind="stable")]:
@@ -451,61 +476,90 @@ class Renderer:
                 )
 
     # -- hands -------------------------------------------------------------------------------
-    def _hand_strokes(self, motion: HandMotion, hp: HandPose) -> list[tuple[np.ndarray, np.ndarray, float, int]]:
-        """The hand as strokes: (start xyz, end xyz, width mm, 0 skin / 1 sleeve)."""
+    def _hand_parts(
+        self, motion: HandMotion, hp: HandPose
+    ) -> tuple[list[tuple[np.ndarray, np.ndarray, float, int]], np.ndarray]:
+        """The hand as strokes (start xyz, end xyz, width mm, 0 skin / 1 sleeve / 2 nail) drawn in order,
+        and the back of the hand as a polygon (N x 3), all in tray millimetres."""
         look = motion.look
         sc = look.scale
         ax, ay = math.cos(hp.arm_angle), math.sin(hp.arm_angle)
-        a = np.array([ax, ay, 0.0])
-        b = np.array([-ay, ax, 0.0]) * look.side
-        f = np.array([hp.x, hp.y, hp.z])
+        a = np.array([ax, ay, 0.0])  # from the fingertips toward the shoulder
+        b = np.array([-ay, ax, 0.0]) * look.side  # across the hand, toward the thumb
         up = np.array([0.0, 0.0, 1.0])
-        knuck = f + a * 62 * sc + up * 18
-        palm = f + a * 95 * sc + up * 26
-        wrist = f + a * 140 * sc + up * 34
-        elbow = f + a * 420 * sc + up * 160
-        cuff = wrist + (elbow - wrist) * 0.45
-        strokes = [
-            (cuff, elbow + a * 200, 95.0 * sc, 1),
-            (wrist, cuff, 62.0 * sc, 0),
-            (palm - a * 18 * sc, wrist, 78.0 * sc, 0),
-        ]
+        f = np.array([hp.x, hp.y, hp.z])
         g = hp.grip
-        for j, off in enumerate((-27.0, -9.0, 9.0, 27.0)):
+        knuck = f + a * (58 + 8 * g) * sc + up * (22 - 8 * g)
+        wrist = f + a * (140 + 10 * g) * sc + up * (34 - 6 * g)
+        elbow = wrist + a * 290 * sc + up * 150
+        cuff = wrist + (elbow - wrist) * 0.5
+        strokes: list[tuple[np.ndarray, np.ndarray, float, int]] = [
+            (cuff, elbow + (elbow - wrist) * 0.8, 100.0 * sc, 1),
+            (wrist, cuff + (elbow - cuff) * 0.1, 60.0 * sc, 0),
+        ]
+        palm = np.array([
+            knuck + b * 44 * sc,
+            knuck - b * 40 * sc,
+            wrist - b * 30 * sc - a * 10 * sc,
+            wrist + b * 34 * sc - a * 10 * sc,
+        ])
+        for j, off in enumerate((-30.0, -10.0, 10.0, 29.0)):
             base = knuck + b * off * sc
-            length = (52.0, 62.0, 60.0, 48.0)[j] * sc
-            pinch = f + b * off * 0.25 * sc + up * 6
-            spread = base - a * length + b * off * 0.5 * sc - up * 10
-            tip = pinch * (1 - g) + spread * g
-            strokes.append((base, tip, 17.0 * sc, 0))
-        thumb0 = palm + b * 34 * sc
-        thumb_tip = (f + b * 10 * sc + up * 4) * (1 - g) + (palm + b * 75 * sc - a * 30 * sc) * g
-        strokes.append((thumb0, thumb_tip, 20.0 * sc, 0))
-        return strokes
+            length = (50.0, 60.0, 58.0, 46.0)[j] * sc
+            # pinched: the fingertips gather at the grip point; open: fanned out and flat
+            tip_closed = f + b * off * 0.18 * sc + up * 4
+            tip_open = base - a * length + b * off * 0.35 * sc - up * 8
+            tip = tip_closed * (1 - g) + tip_open * g
+            mid = base + (tip - base) * 0.5 + up * (10 * (1 - g) + 3)
+            strokes.append((base, mid, 19.0 * sc, 0))
+            strokes.append((mid, tip, 16.0 * sc, 0))
+            strokes.append((tip + (mid - tip) * 0.12, tip + (mid - tip) * 0.02, 9.0 * sc, 2))
+        thumb0 = wrist + b * 28 * sc - a * 25 * sc
+        thumb_tip = (f + b * 12 * sc + up * 2) * (1 - g) + (knuck + b * 70 * sc + a * 5 * sc) * g
+        thumb_mid = thumb0 + (thumb_tip - thumb0) * 0.55 + b * 10 * sc
+        strokes.append((thumb0, thumb_mid, 24.0 * sc, 0))
+        strokes.append((thumb_mid, thumb_tip, 19.0 * sc, 0))
+        return strokes, palm
 
     def _draw_hand(self, frame: np.ndarray, motion: HandMotion, hp: HandPose) -> None:
         sc = self.scene
-        strokes = self._hand_strokes(motion, hp)
-        ends = np.array([p for s in strokes for p in (s[0], s[1])])
+        strokes, palm = self._hand_parts(motion, hp)
+        ends = np.array([p for st in strokes for p in (st[0], st[1])])
         px = sc.project(ends)
-        widths = [s[2] * sc.px_per_mm(float(min(s[0][2], s[1][2]))) for s in strokes]
-        roi = self._roi(px, int(max(widths)) + 4)
+        palm_px = sc.project(palm)
+        widths = [st[2] * sc.px_per_mm(float(min(st[0][2], st[1][2]))) for st in strokes]
+        roi = self._roi(np.vstack([px, palm_px]), int(max(widths)) + 4)
         if roi is None:
             return
         x0, y0, x1, y1 = roi
         layer = frame[y0:y1, x0:x1].copy()
         mask = np.zeros(layer.shape[:2], np.float32)
-        skin = np.array(motion.look.skin_bgr, float)
-        sleeve = np.array(motion.look.sleeve_bgr, float)
+        skin = np.array(motion.look.skin_bgr, float) * self._tint
+        sleeve = np.array(motion.look.sleeve_bgr, float) * self._tint
+        nail = np.clip(skin * 0.6 + np.array([200.0, 205.0, 225.0]) * 0.4 * self._tint, 0, 255)
         lx, ly = self._light[0], self._light[1]
-        for j, (_s0, _s1, _wmm, kind) in enumerate(strokes):
+        light_px = np.array([lx, -ly])
+        order = list(range(2)) + ["palm"] + list(range(2, len(strokes)))  # arm, back of the hand, fingers
+        for item in order:
+            if item == "palm":
+                pts = (palm_px - [x0, y0]) * 16
+                centre = pts.mean(axis=0)
+                for frac, bright in ((1.0, 0.72), (0.86, 0.8), (0.72, 0.87), (0.58, 0.93), (0.44, 0.99), (0.3, 1.04)):
+                    shrunk = centre + (pts - centre) * frac + light_px * (1 - frac) * 8 * 16
+                    c = np.clip(skin * bright, 0, 255)
+                    cv2.fillConvexPoly(layer, np.round(shrunk).astype(np.int32), tuple(float(v) for v in c), cv2.LINE_8, 4)
+                    if frac == 1.0:
+                        cv2.fillConvexPoly(mask, np.round(shrunk).astype(np.int32), 1.0, cv2.LINE_8, 4)
+                continue
+            j = int(item)
             p0 = (px[2 * j] - [x0, y0]) * 16
             p1 = (px[2 * j + 1] - [x0, y0]) * 16
             width = widths[j]
-            col = sleeve if kind else skin
-            # cylinder shading: dark rim, lit core shifted toward the lamp
-            for frac, bright in ((1.0, 0.62), (0.78, 0.82), (0.5, 1.0), (0.22, 1.12)):
-                shift = np.array([lx, -ly]) * width * (1 - frac) * 0.35 * 16
+            kind = strokes[j][3]
+            col = {0: skin, 1: sleeve, 2: nail}[kind]
+            layers = ((1.0, 1.0),) if kind == 2 else ((1.0, 0.62), (0.78, 0.82), (0.5, 1.0), (0.22, 1.12))
+            for frac, bright in layers:
+                shift = light_px * width * (1 - frac) * 0.35 * 16
                 c = np.clip(col * bright, 0, 255)
                 q0 = tuple(int(v) for v in np.round(p0 + shift))
                 q1 = tuple(int(v) for v in np.round(p1 + shift))
@@ -521,28 +575,30 @@ class Renderer:
 
     def _draw_hand_shadow(self, frame: np.ndarray, motion: HandMotion, hp: HandPose) -> None:
         sc = self.scene
-        strokes = self._hand_strokes(motion, hp)
+        strokes, palm = self._hand_parts(motion, hp)
         light = self._light
-        ends = []
-        for s0, s1, _, _ in strokes:
-            for p in (s0, s1):
-                g = p - (p[2] / light[2]) * light
-                g[2] = 0.0
-                ends.append(g)
-        px = sc.project(np.array(ends))
+
+        def ground(p: np.ndarray) -> np.ndarray:
+            q = p - (p[..., 2:3] / light[2]) * light
+            q[..., 2] = 0.0
+            return q
+
+        px = sc.project(np.array([ground(p) for st in strokes for p in (st[0], st[1])]))
+        palm_px = sc.project(ground(palm))
         k = sc.px_per_mm()
         blur = max(3.0, 0.06 * hp.z * k + 3.0)
-        roi = self._roi(px, int(60 * k + 3 * blur))
+        roi = self._roi(np.vstack([px, palm_px]), int(60 * k + 3 * blur))
         if roi is None:
             return
         x0, y0, x1, y1 = roi
         q = 4  # draw the soft shadow at quarter resolution
         mh, mw = (y1 - y0) // q + 1, (x1 - x0) // q + 1
         mask = np.zeros((mh, mw), np.float32)
-        for j, (_, _, wmm, _) in enumerate(strokes):
+        for j, st in enumerate(strokes):
             p0 = tuple(int(v) for v in np.round((px[2 * j] - [x0, y0]) / q))
             p1 = tuple(int(v) for v in np.round((px[2 * j + 1] - [x0, y0]) / q))
-            cv2.line(mask, p0, p1, 1.0, max(1, int(wmm * k / q)), cv2.LINE_AA)
+            cv2.line(mask, p0, p1, 1.0, max(1, int(st[2] * k / q)), cv2.LINE_AA)
+        cv2.fillConvexPoly(mask, np.round((palm_px - [x0, y0]) / q).astype(np.int32), 1.0, cv2.LINE_AA)
         mask = cv2.GaussianBlur(mask, (0, 0), blur / q)
         mask = cv2.resize(mask, (mw * q, mh * q), interpolation=cv2.INTER_LINEAR)[: y1 - y0, : x1 - x0]
         strength = 0.4 * max(0.3, 1.0 - hp.z / 400.0)
