@@ -24,8 +24,8 @@ Decisions, where the issue leaves room:
 - **Degraded modes.** No camera (or a failing one): a judge enters spins by hand, and the camera is
   retried until it answers. No IMU: the judge runs camera-only. A banner says what is missing.
 - **Ante clock.** Each raise it reports is a ``raise_ante`` by the actor ``clock``. After a restart a
-  running clock continues from the time left at its last logged change (time while the table was
-  down is not counted), and a paused clock stays paused.
+  running clock starts a full interval again (the time the table was down is not counted against the
+  players), and a paused clock stays paused with the time it had left.
 - **Accessible spinning.** A player may nominate the launcher or a person. The spin button, the
   assistive switch or the judge console then runs the launcher for the current spinner, and the spin
   is judged like any other and logged with ``spun_by``.
@@ -373,11 +373,10 @@ class TableSession:
             self.ante_clock.stop()
             self._finished_at = self.clock.monotonic()
             return
-        remaining = None if clock_note is None else clock_note.get("remaining_s")
         if clock_note is not None and clock_note.get("action") == "pause":
-            self.ante_clock.start_paused(remaining)
+            self.ante_clock.start_paused(clock_note.get("remaining_s"))
         elif self.config.ante_clock.autostart or (clock_note and clock_note.get("action") in ("start", "resume")):
-            self.ante_clock.start(remaining)
+            self.ante_clock.start()  # a full interval: the time the table was down is not counted
 
     def _remember_rules_event(self, e: LoggedEvent, event: Event, state: TableState) -> None:
         """Keep the recent spins for the judge page."""
@@ -1255,7 +1254,8 @@ class TableSession:
         if s is None:
             return "Opening the table"
         if stage is Stage.FINISHED:
-            return f"{s.winner} wins the table!"
+            prize = f" Prize: {self.config.table.prize}." if self.config.table.prize else ""
+            return f"{s.winner} wins the table!{prize}"
         if self._awaiting is not None:
             a = self._awaiting
             return f"Judge needed: {a.verdict.get('reason_text') or 'the machine is unsure'}"

@@ -40,6 +40,7 @@ def main() -> None:
     ap.add_argument("--password", default="screenshot-pass")
     ap.add_argument("--out", type=Path, default=Path("docs/screenshots"))
     ap.add_argument("--wait", type=float, default=45.0, help="seconds to let the simulated table play first")
+    ap.add_argument("--display-only", metavar="NAME", help="only screenshot the display, as NAME.png")
     args = ap.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     proc = None
@@ -54,7 +55,10 @@ def main() -> None:
             page = browser.new_page(viewport={"width": 800, "height": 480})
             page.goto(url + "/")
             page.wait_for_timeout(1500)
-            page.screenshot(path=str(args.out / "display-800x480.png"))
+            page.screenshot(path=str(args.out / f"{args.display_only or 'display-800x480'}.png"))
+            if args.display_only:
+                browser.close()
+                return
             phone = browser.new_page(viewport={"width": 390, "height": 844}, device_scale_factor=2)
             phone.goto(url + "/")
             phone.wait_for_timeout(1500)
@@ -75,6 +79,11 @@ def main() -> None:
                 judge.screenshot(path=str(args.out / "judge-spin-evidence.png"), full_page=True)
             judge.goto(url + "/judge/calibrate")
             judge.wait_for_timeout(800)
+            box = judge.locator("#calib-img").bounding_box()
+            if box:  # show the overlay: tray centre, rim, then the first three seats (not saved)
+                cx, cy = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+                for dx, dy in [(0, 0), (box["width"] * 0.33, 0), (0, -100), (90, -60), (100, 40)]:
+                    judge.mouse.click(cx + dx, cy + dy)
             judge.screenshot(path=str(args.out / "judge-calibrate.png"), full_page=True)
             browser.close()
     finally:
