@@ -664,6 +664,14 @@ class TableSession:
             self._wait_for_judge(spin_id, player, spun_by, "spin_off" if stage is Stage.SPIN_OFF else "spin", v, summary)
             return
         self._note("verdict", {**summary, "purpose": stage.value, "needs_judge": False}, "machine", spin_id)
+        if not v.valid and stage is Stage.SPIN_OFF:
+            # A spin-off spin that does not count: the same tied player spins again (nothing to log as rules).
+            self._last_settled = self.clock.monotonic()
+            self._message_note = f"{player}: spin again"
+            self._say(f"{player}, spin again: {reason_text(v.reasons)}.")
+            self._show_led("respin")
+            self._changed()
+            return
         if not v.valid:
             self._commit(InvalidSpin(reason=",".join(v.reasons) or "invalid", player=player, spin_id=spin_id),
                          "machine", spin_id)

@@ -130,16 +130,18 @@ class FakeLauncher:
 
 
 def make_session(tmp: Path, clock: FakeClock, toml: str = "", sim: bool = True,
-                 world: FakeWorld | None = None) -> tuple[TableSession, FakeWorld]:
+                 world: FakeWorld | None = None, players: str = '"Ann", "Ben", "Cy"',
+                 stack: int = 3) -> tuple[TableSession, FakeWorld]:
     extra_table = ""
     if toml.startswith("[table]\n"):  # merge the caller's [table] keys into ours
         rest = toml[len("[table]\n"):]
         cut = rest.find("\n[")
         extra_table, toml = (rest, "") if cut < 0 else (rest[: cut + 1], rest[cut + 1 :])
     config: Config = parse_config(
-        '[table]\nplayers = ["Ann", "Ben", "Cy"]\nstack = 3\n' + extra_table + '[sim]\npause_s = 1\njudge_delay_s = 2\n'
+        f"[table]\nplayers = [{players}]\nstack = {stack}\n" + extra_table + '[sim]\npause_s = 1\njudge_delay_s = 2\n'
         "new_table_after_s = 0\n" + toml, "test.toml")
     world = world or FakeWorld(clock)
+    tmp.mkdir(parents=True, exist_ok=True)
     log = EventLog(tmp / "events.sqlite", clock)
     session = TableSession(
         config, log, clock, data_dir=tmp,

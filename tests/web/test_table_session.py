@@ -240,3 +240,24 @@ def test_results_are_spoken(tmp_path: Path, clock: FakeClock) -> None:
     run(session, clock, 2)
     session.speaker.close()
     assert said == ["Ann, spin again: too short.", "Ann, gimel: takes 3."]
+
+
+def test_spin_off_is_played_through_verdicts(tmp_path: Path, clock: FakeClock) -> None:
+    # two players with 1 gelt left each: an all-ante at 2 would knock both out -> spin-off
+    session, world = make_session(tmp_path, clock, "", sim=True, players='"Ann", "Ben"', stack=2)
+    session.command("first", {"player": "Ann"}, "judge:zoe")
+    session.command("raise_ante", {"to": "2"}, "judge:zoe")
+    session.command("spin", {"letter": "nun"}, "judge:zoe")
+    session.command("spin", {"letter": "nun"}, "judge:zoe")
+    assert session.stage is Stage.SPIN_OFF and session.snapshot()["pending"] == {"spin_off": ["Ann", "Ben"]}
+    world.next_verdicts = [Verdict(False, None, ["short"]), Verdict(True, Letter.GIMEL), Verdict(True, Letter.NUN)]
+    for _ in range(600):
+        clock.advance(0.1)
+        session.step()
+        if session.stage is Stage.FINISHED:
+            break
+    snap = session.snapshot()
+    assert snap["winner"] == "Ann"
+    assert [e.payload for e in session.log.events(session.table) if e.name == "spin_off"] == [
+        {"event": "spin_off", "letters": {"Ann": "gimel", "Ben": "nun"}}]
+    assert not [f for f in session.faults() if f.device == "table"]
