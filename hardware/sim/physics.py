@@ -109,6 +109,7 @@ class SpinPlan:
     touch_dir: float  # direction of the knock (rad)
     upside_down: bool
     seed: int
+    tray_radius_mm: float = math.inf
 
 
 @dataclass(frozen=True)
@@ -274,11 +275,18 @@ def _integrate_spin(
     stop_at: float | None,
     wobble_only: bool,
     limit_s: float = 40.0,
+    origin: complex = 0j,
+    tray_r: float = math.inf,
 ) -> _SpinPhase:
     """Integrate the spinning top from release until it falls (or ``stop_at``, or, with ``wobble_only``, the wobble)."""
     rng = np.random.default_rng([seed, 0x70B])
     n_max = int(limit_s / DT)
     kicks = rng.normal(0.0, 1.0, (n_max, 2))
+    # the felt is never flat: the tip is pushed about at random (its own stream, so the tilt dynamics
+    # do not depend on it), and a tray sags a little, so near the rim it drifts back in
+    wander = np.random.default_rng([seed, 0x3A0D]).normal(0.0, 1.0, (n_max, 2))
+    wander_sigma = 18.0  # mm/s^1.5: a wander of a few centimetres over a long spin
+    dish_r = 0.7 * tray_r
     sigma = 0.3  # felt unevenness (rad/s^2 per sqrt(step)); gives a sleeping tilt of about 1-2 degrees
     damp = 1.0
     rise = 1.0
@@ -302,7 +310,10 @@ def _integrate_spin(
         u += ud * DT
         # the tip rolls sideways to its lean (a tilted top walks in circles), plus the release push
         roll = 1j * sense * aw * c.tip_radius_mm * u
-        vel += (roll - vel) / tau_v * DT
+        vel += (roll - vel) / tau_v * DT + wander_sigma * math.sqrt(DT) * complex(wander[n, 0], wander[n, 1])
+        where = origin + pos
+        if abs(where) > dish_r:
+            vel -= 40.0 * (abs(where) - dish_r) * (where / abs(where)) * DT
         pos += vel * DT
         decay = c.decay_a + c.decay_b * aw
         aw = max(aw - decay * DT, 0.0)
@@ -376,7 +387,10 @@ def simulate_spin(style: DreidelStyle, plan: SpinPlan) -> SpinTrajectory:
         omega0, _ = _search_omega(c, target, sense, u0, v0, plan.seed)
 
     stop_at = plan.touch_t if plan.kind is SpinKind.HAND_TOUCH else None
-    ph = _integrate_spin(c, omega0, sense, u0, v0, plan.seed, stop_at=stop_at, wobble_only=False)
+    ph = _integrate_spin(
+        c, omega0, sense, u0, v0, plan.seed, stop_at=stop_at, wobble_only=False,
+        origin=complex(plan.x0, plan.y0), tray_r=plan.tray_radius_mm,
+    )
     wobble_t = ph.wobble_t
     knocked = plan.kind is SpinKind.HAND_TOUCH and stop_at is not None and ph.end_t >= stop_at - DT
     if knocked and (wobble_t is None or wobble_t > ph.end_t):
@@ -629,4 +643,5 @@ def plan_spin(
         touch_dir=float(rng.uniform(0, 2 * math.pi)),
         upside_down=kind is SpinKind.UPSIDE_DOWN,
         seed=int(rng.integers(1 << 31)),
+        tray_radius_mm=tray_radius_mm,
     )
