@@ -39,10 +39,19 @@ def default_data_dir(simulated: bool) -> Path:
 
 
 class SimLauncher:
-    """The digital twin's launcher: a press produces a real simulated spin (``SimWorld.launch``)."""
+    """The digital twin's launcher: a press produces a real simulated spin (``SimWorld.launch``).
 
-    def __init__(self, world: Any) -> None:
+    A machine releases cleanly: no hand reaches into the tray and it never fails to let go, but it
+    still makes an occasional short or wobbly spin (a worn chuck, a bad grip on the handle).
+    """
+
+    KINDS = {"valid": 0.75, "near_3s": 0.1, "short": 0.1, "wobble_at_once": 0.05}
+
+    def __init__(self, world: Any, seed: int = 0) -> None:
+        import random
+
         self.world = world
+        self._rng = random.Random(seed)
 
     @property
     def busy(self) -> bool:
@@ -53,7 +62,13 @@ class SimLauncher:
         """Spin now."""
         if self.world.busy:
             return "a spin is still in motion"
-        self.world.launch()
+        kind = self._rng.choices(list(self.KINDS), weights=list(self.KINDS.values()))[0]
+        try:
+            from hardware.sim.physics import SpinKind
+
+            self.world.launch(SpinKind(kind))
+        except ImportError:
+            self.world.launch()
         return None
 
 
@@ -182,7 +197,7 @@ def build_session(config: Config, data: Path, clock: Clock, speed: float) -> Tab
     speaker = Speaker(config.speech.enabled, config.speech.voice, config.speech.words_per_minute,
                       on_fault=speech_fault) if config.speech.enabled else None
     panel = None
-    launcher: Any = SimLauncher(world) if world is not None else None
+    launcher: Any = SimLauncher(world, config.sim.seed) if world is not None else None
     indicator = None
     if config.gpio.enabled:
         from hardware.gpio_panel import GpioPanel, GpioUnavailable

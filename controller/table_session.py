@@ -326,7 +326,8 @@ class TableSession:
         spins = 0
         for e in self.log.events(self.table):
             if e.spin_id:
-                spins += 1
+                m = re.search(r"-(\d+)$", e.spin_id)
+                spins = max(spins, int(m.group(1)) if m else 0)
             if not e.is_note:
                 event = parse_event(e.payload)
                 state = apply(state, event, self.rules_config)

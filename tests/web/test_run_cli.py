@@ -51,12 +51,14 @@ def test_sim_launcher_spins_the_twin() -> None:
         busy = False
         launched = 0
 
-        def launch(self) -> None:
+        def launch(self, kind: object = None) -> None:
             self.launched += 1
+            self.kind = kind
 
     world = World()
     launcher = SimLauncher(world)
     assert launcher.launch() is None and world.launched == 1
+    assert world.kind.value in SimLauncher.KINDS  # never a hand in the tray
     world.busy = True
     assert launcher.busy and launcher.launch() == "a spin is still in motion" and world.launched == 1
 

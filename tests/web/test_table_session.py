@@ -173,6 +173,7 @@ def test_restart_restores_state_waiting_verdict_nominees_and_paused_clock(tmp_pa
     world.launch()
     run(session, clock, 2)
     before = session.snapshot()
+    counter = session._spin_counter  # noqa: SLF001
     session.log.close()
     again, _ = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False, world=FakeWorld(clock))
     after = again.snapshot()
@@ -181,6 +182,7 @@ def test_restart_restores_state_waiting_verdict_nominees_and_paused_clock(tmp_pa
             assert after[key]["spin_id"] == before[key]["spin_id"]
         else:
             assert after[key] == before[key], key
+    assert again._spin_counter == counter  # noqa: SLF001 - spin ids continue where they stopped
     assert after["clock"]["status"] == "paused"
     assert after["clock"]["remaining_s"] == pytest.approx(before["clock"]["remaining_s"], abs=0.01)
 
