@@ -123,6 +123,18 @@ def tray_region(circle: tuple[float, float, float], frame_size: tuple[int, int],
     return TrayRegion.from_polygon(points, (lores_width, int(round(h * scale))))
 
 
+def lan_address() -> str | None:
+    """This machine's address on the local network (no packet is sent), or None."""
+    import socket
+
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect(("10.255.255.255", 1))
+            return str(s.getsockname()[0])
+    except OSError:
+        return None
+
+
 def ask_password() -> str:
     """Ask twice on the terminal."""
     while True:
@@ -298,6 +310,10 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
     click.echo(f"Sevivon {mode} '{session.table}' (data in {data})")
     click.echo(f"Display:       {url}")
     click.echo(f"Judge console: {url}judge")
+    if host in ("0.0.0.0", ""):
+        lan = lan_address()
+        if lan:
+            click.echo(f"On the LAN:    http://{lan}:{server.server_port}/")
     sys.stdout.flush()
 
     def shutdown(signum: int, frame: Any) -> None:

@@ -65,3 +65,10 @@ def test_bad_keys_are_errors_that_name_them(text: str, needle: str) -> None:
 def test_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="cannot read the configuration"):
         load_config(tmp_path / "nope.toml")
+
+
+def test_the_shipped_pi_example_is_valid() -> None:
+    example = Path(__file__).resolve().parents[2] / "systemd" / "table.example.toml"
+    config = load_config(example)
+    assert config.camera.source == "picamera2" and config.imu.source == "auto" and config.gpio.enabled
+    assert not config.simulated and config.table.spun_by == {"Cy": "launcher"}
