@@ -18,6 +18,7 @@ from enum import StrEnum
 from functools import lru_cache
 from pathlib import Path
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
@@ -137,6 +138,7 @@ class DreidelStyle:
     letter_scale: float = 0.72
     letter_outline: bool = False
     face_border: bool = False
+    wear: float = 0.0  # 0 new .. 0.7: the paint of the letters rubbed off in patches
     pe_set: bool = False
     bias: tuple[float, float, float, float] = (1.0, 1.0, 1.0, 1.0)
     gloss: float = 0.05
@@ -176,6 +178,8 @@ class DreidelStyle:
             raise ValueError(f"letter_scale={self.letter_scale}: 0.2-0.95 of the face")
         if not 1.0 <= self.sleep_threshold_rev_s <= 30.0:
             raise ValueError(f"sleep_threshold_rev_s={self.sleep_threshold_rev_s}: 1-30 rev/s")
+        if not 0.0 <= self.wear <= 0.7:
+            raise ValueError(f"wear={self.wear}: 0 (new) to 0.7 (much rubbed off)")
         if not self.font_path:
             raise ValueError("font_path is empty: choose a Hebrew font (HebrewFonts().require())")
         return self
@@ -281,6 +285,7 @@ def style_named(name: str, fonts: HebrewFonts | None = None) -> DreidelStyle:
             font_path=font("KeterYG-Bold", "StamAshkenazCLM", "FrankRuehlCLM-Bold"),
             bias=OLD_WOODEN_BIAS,
             sleep_threshold_rev_s=7.0,
+            wear=0.45,
         ),
         "big_wood": DreidelStyle(
             name="big_wood",
@@ -346,6 +351,7 @@ def random_style(seed: int, fonts: HebrewFonts | None = None) -> DreidelStyle:
         font_path=paths[int(rng.integers(len(paths)))],
         letter_scale=float(rng.uniform(0.55, 0.82)),
         letter_outline=bool(material is Material.PLASTIC and rng.random() < 0.5),
+        wear=float(rng.uniform(0.2, 0.6)) if material is not Material.PLASTIC and rng.random() < 0.3 else 0.0,
         face_border=bool(rng.random() < 0.3),
         pe_set=pe,
         bias=(bias[0], bias[1], bias[2], bias[3]),
@@ -416,7 +422,14 @@ def face_textures(style: DreidelStyle) -> tuple[np.ndarray, ...]:
                 width=max(1, int(0.025 * min(w, h))),
             )
         _draw_letter(draw, font, letter.hebrew, w, h, style, rng)
-        faces.append(np.ascontiguousarray(np.asarray(img)[:, :, ::-1]))
+        face = np.asarray(img)[:, :, ::-1].astype(np.float32)
+        if style.wear > 0:
+            # rubbed-off paint: blotches where the bare material shows through the ink
+            blot = cv2.resize(rng.random((h // 10 + 2, w // 10 + 2)).astype(np.float32), (w, h),
+                              interpolation=cv2.INTER_CUBIC)
+            worn = np.clip((blot - (1.0 - style.wear)) / max(style.wear, 1e-3), 0.0, 1.0)[:, :, None]
+            face = face * (1.0 - worn) + base.astype(np.float32) * worn
+        faces.append(np.ascontiguousarray(np.clip(face, 0, 255).astype(np.uint8)))
     return tuple(faces)
 
 
