@@ -189,6 +189,18 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     if n <= 1:
         return None
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    # Re-cut at half the dreidel's own contrast: a blurred edge is where the step is half done,
+    # and the halo of blur, JPEG ringing and soft shadow stays outside.
+    level = float(np.median(dist_full[labels == best]))
+    if 0.45 * level > thr:
+        fg_full = (dist_full > 0.45 * level).astype(np.uint8)
+        if tray is not None:
+            fg_full &= tray[y0:y1, x0:x1]
+        fg_full = cv2.morphologyEx(fg_full, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_full, connectivity=8)
+        if n <= 1:
+            return None
+        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     # Fill holes: a letter the colour of the felt must not cut the body's silhouette.
     contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     solid = np.zeros_like(fg_full)
@@ -259,7 +271,8 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     wb = float(np.percentile(width, 90))
     if wb < 4:
         return None
-    wide = width >= 0.8 * wb
+    # the body has a constant width; even a rounded tip loses 8% of it within its first tenth
+    wide = width >= 0.92 * wb
     # the body: the longest run of wide bins (bridging gaps of 1-2 bins left by the letter's ink)
     runs: list[tuple[int, int]] = []
     start = None
@@ -328,13 +341,10 @@ def _refine_face(image_bgr: np.ndarray, m: _Measured) -> np.ndarray:
     dst = np.float32([[0, 0], [cols, 0], [0, rows]])
     patch = cv2.warpAffine(image_bgr, cv2.getAffineTransform(src, dst), (cols, rows), flags=cv2.INTER_LINEAR,
                            borderMode=cv2.BORDER_REPLICATE)
-    lab = _lab(patch)
-    c0, c1 = int(cols * 0.15), max(int(cols * 0.85), int(cols * 0.15) + 1)
-    profile = np.median(lab[:, c0:c1], axis=1)  # across the body, robust to the letter's strokes
-    best_k, best_gain = _sliver_cut(profile)
+    best = _sliver_cut(_lab(patch))
     lo, hi = w_lo, w_hi
-    if best_k is not None and best_gain > 3.0:
-        side, k = best_k
+    if best is not None:
+        side, k = best
         if side == 0:
             lo = w_lo + k
         else:
@@ -352,24 +362,35 @@ def _refine_face(image_bgr: np.ndarray, m: _Measured) -> np.ndarray:
     return quad
 
 
-def _sliver_cut(profile: np.ndarray) -> tuple[tuple[int, int] | None, float]:
-    """Where a colour step across the body separates a narrow sliver (side, rows) and how clear it is."""
-    rows = profile.shape[0]
-    csum = np.concatenate([np.zeros((1, 3)), np.cumsum(profile, axis=0)])
-    best_k: tuple[int, int] | None = None
-    best_gain = 0.0
-    for k in range(max(2, int(rows * 0.08)), int(rows * 0.45) + 1):
+def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
+    """Where the edge between the up face and a neighbouring face's sliver runs, as (side, rows in).
+
+    ``lab`` is the body straightened (rows across the body, columns along it). The edge is a colour
+    step parallel to the axis that runs the body's whole length, unlike a letter's strokes.
+    """
+    rows, cols = lab.shape[:2]
+    if rows < 10 or cols < 6:
+        return None
+    c0, c1 = int(cols * 0.1), max(int(cols * 0.9), int(cols * 0.1) + 2)
+    band = lab[:, c0:c1]
+    best: tuple[int, int] | None = None
+    best_score = 0.0
+    for k in range(max(2, int(rows * 0.1)), int(rows * 0.42) + 1):
         for side in (0, 1):
-            cut = k if side == 0 else rows - k
-            mean_a = csum[cut] / cut
-            mean_b = (csum[rows] - csum[cut]) / (rows - cut)
-            big = profile[cut:] if side == 0 else profile[:cut]
-            big_mean = mean_b if side == 0 else mean_a
-            spread = float(np.mean(np.linalg.norm(big - big_mean, axis=1))) + 2.0
-            gain = float(np.linalg.norm(mean_a - mean_b)) / spread
-            if gain > best_gain:
-                best_gain, best_k = gain, (side, k)
-    return best_k, best_gain
+            r = k if side == 0 else rows - k
+            if r - 2 < 0 or r + 2 > rows:
+                continue
+            d = band[min(r + 1, rows - 1)] - band[max(r - 2, 0)]  # across the edge, per column
+            med = np.median(d, axis=0)
+            strength = float(np.linalg.norm(med))
+            if strength < 7.0:
+                continue
+            along = d @ (med / strength)  # every column must step the same way
+            coverage = float(np.mean(along > 0.5 * strength))
+            score = strength * coverage
+            if coverage >= 0.85 and score > best_score:
+                best_score, best = score, (side, k)
+    return best
 
 
 def bearing_deg(origin: tuple[float, float], point: tuple[float, float]) -> float:
