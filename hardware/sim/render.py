@@ -127,6 +127,14 @@ def _bgr(v: np.ndarray) -> tuple[int, int, int]:
     return (int(c[0]), int(c[1]), int(c[2]))
 
 
+def _mip_chain(tex: np.ndarray) -> list[np.ndarray]:
+    chain = [tex]
+    while min(chain[-1].shape[:2]) >= 16:
+        h, w = chain[-1].shape[:2]
+        chain.append(cv2.resize(chain[-1], (w // 2, h // 2), interpolation=cv2.INTER_AREA))
+    return chain
+
+
 def _lamp_tint(rng: np.random.Generator) -> tuple[float, float, float]:
     """Warm bulbs, cool LEDs, daylight; dim rooms and bright ones."""
     warmth = float(rng.uniform(-0.12, 0.15))  # > 0: warmer (more red, less blue)
@@ -347,6 +355,9 @@ class Renderer:
         # the lamp's colour tints everything it lights; bake it into the materials once
         tint = np.array(scene.tint, np.float32)
         self.textures = [np.clip(t * tint, 0, 255).astype(np.uint8) for t in face_textures(style)]
+        # mip levels: warping a big texture straight down to a few pixels aliases the letters; a camera
+        # integrates over each pixel, so warp from the level nearest the face's size on screen
+        self._mips = [_mip_chain(t) for t in self.textures]
         self._tint = tint
         self.bg = background(scene)
         rng = np.random.default_rng([scene.seed, 0x1015E])
@@ -460,7 +471,10 @@ class Renderer:
             poly = px[list(f)]
             k = mesh.texture[i]
             if k >= 0:
-                tex = self.textures[k]
+                on_screen = max(float(np.linalg.norm(poly[1] - poly[0])), float(np.linalg.norm(poly[2] - poly[1])), 1.0)
+                chain = self._mips[k]
+                level = int(np.clip(math.floor(math.log2(chain[0].shape[1] / on_screen)), 0, len(chain) - 1))
+                tex = chain[level]
                 th, tw = tex.shape[:2]
                 src = np.array([[0, 0], [tw, 0], [tw, th], [0, th]], np.float32)
                 hmat = cv2.getPerspectiveTransform(src, poly.astype(np.float32))
