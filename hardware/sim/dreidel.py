@@ -189,7 +189,7 @@ class DreidelStyle:
 #: (the remaining 389 split evenly between Hey and Shin, which the count did not separate).
 OLD_WOODEN_BIAS: tuple[float, float, float, float] = (302.0, 109.0, 194.5, 194.5)
 
-_SKIN_BODY_WOODS: tuple[tuple[int, int, int], ...] = (
+_WOOD_COLOURS: tuple[tuple[int, int, int], ...] = (
     (95, 160, 205),
     (70, 125, 175),
     (120, 180, 215),
@@ -314,7 +314,7 @@ def random_style(seed: int, fonts: HebrewFonts | None = None) -> DreidelStyle:
     material = Material(rng.choice([m.value for m in Material], p=[0.45, 0.3, 0.25]))
     body = float(rng.uniform(17.0, 36.0))
     if material is Material.WOOD:
-        body_bgr = _jitter(_SKIN_BODY_WOODS[int(rng.integers(len(_SKIN_BODY_WOODS)))], rng, 15)
+        body_bgr = _jitter(_WOOD_COLOURS[int(rng.integers(len(_WOOD_COLOURS)))], rng, 15)
         handle_bgr = _jitter(body_bgr, rng, 10)
         dark = (int(rng.integers(10, 40)), int(rng.integers(10, 40)), int(rng.integers(10, 60)))
         letter_bgr = dark if rng.random() < 0.7 else (30, 30, int(rng.integers(120, 190)))

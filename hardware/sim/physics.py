@@ -462,7 +462,7 @@ def _fall_and_rest(
         v_s = cmath.rect(float(rng.uniform(180.0, 420.0)), plan.touch_dir + float(rng.normal(0, 0.3)))
     p_f = complex(ph.x[-1], ph.y[-1]) + complex(plan.x0, plan.y0)
     if plan.kind is SpinKind.LEFT_TRAY:
-        v_s = _fling_out(p_f, rng, plan)
+        v_s = _fling_out(p_f, rng)
     speed = abs(v_s)
     t_slide = speed / SLIDE_DECEL_MM_S2
     # 5) roll about the axis to the face the bias chose, then rock to a stop
@@ -558,15 +558,15 @@ def _roll_target(phi_end: float, psi_f: float, w_f: float, face: int, upside_dow
     return target
 
 
-def _fling_out(p: complex, rng: np.random.Generator, plan: SpinPlan) -> complex:
+def _fling_out(p: complex, rng: np.random.Generator) -> complex:
     """A slide velocity that carries the dreidel from ``p`` over the tray's rim (mm/s)."""
-    out_dir = cmath.phase(p) if abs(p) > 5 else float(rng.uniform(0, 2 * math.pi))
-    out_dir += float(rng.normal(0.0, 0.35))
-    # distance to go: beyond any tray we draw (radius <= 200 mm) by 20-160 mm
-    go = 230.0 + float(rng.uniform(0.0, 140.0)) - abs(p) * math.cos(out_dir - cmath.phase(p) if abs(p) > 5 else 0)
-    go = max(go, 120.0)
+    outward = cmath.phase(p) if abs(p) > 5 else float(rng.uniform(0, 2 * math.pi))
+    direction = outward + float(rng.normal(0.0, 0.35))
+    # land 20-160 mm beyond any tray we draw (radius <= 200 mm): beside the tray or out of the picture
+    reach = 230.0 + float(rng.uniform(0.0, 140.0))
+    go = max(reach - abs(p) * math.cos(direction - outward), 120.0)
     speed = math.sqrt(2.0 * SLIDE_DECEL_MM_S2 * go)
-    return cmath.rect(speed, out_dir)
+    return cmath.rect(speed, direction)
 
 
 def _placed(style: DreidelStyle, plan: SpinPlan, rng: np.random.Generator) -> SpinTrajectory:
