@@ -24,7 +24,7 @@ def test_twin_and_judge_play_the_table(tmp_path: Path) -> None:
     clock = FakeClock()
     session = build_session(config, tmp_path, clock, 1.0)
     try:
-        for _ in range(30 * 150):  # at most 150 simulated seconds
+        for _ in range(30 * 75):  # at most 75 simulated seconds
             session.step()
             if session.state is not None and session.state.spins >= 1:
                 break
