@@ -263,3 +263,27 @@ def test_spin_off_is_played_through_verdicts(tmp_path: Path, clock: FakeClock) -
     assert [e.payload for e in session.log.events(session.table) if e.name == "spin_off"] == [
         {"event": "spin_off", "letters": {"Ann": "gimel", "Ben": "nun"}}]
     assert not [f for f in session.faults() if f.device == "table"]
+
+
+def test_teach_and_calibrate_rebuild_the_judge(tmp_path: Path, clock: FakeClock) -> None:
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    with pytest.raises(CommandError, match="no live camera picture"):
+        session.command("enroll", {"letter": "gimel"}, "judge:zoe")
+    run(session, clock, 2)
+    assert session.command("enroll", {"letter": "gimel"}, "judge:zoe") == "learned gimel (1 still)"
+    assert session.command("enroll", {"letter": "gimel"}, "judge:zoe") == "learned gimel (2 stills)"
+    assert sorted(p.name for p in (tmp_path / "enroll").iterdir()) == ["gimel_1.png", "gimel_2.png"]
+    with pytest.raises(CommandError, match="tray centre must lie in the 64x48 picture"):
+        session.command("calibrate", {"tray_cx": "500", "tray_cy": "10", "tray_r": "20"}, "judge:zoe")
+    with pytest.raises(CommandError, match="'Zed' is not seated"):
+        session.command("calibrate", {"seat_Zed": "10"}, "judge:zoe")
+    session.command("calibrate", {"tray_cx": "32", "tray_cy": "24", "tray_r": "20", "seat_Ben": "-90"}, "judge:zoe")
+    run(session, clock, 2)
+    judge = session._judge  # noqa: SLF001
+    assert judge.setup.tray == (32.0, 24.0, 20.0) and judge.setup.enroll_dir == tmp_path / "enroll"
+    assert judge.setup.frame_size == (64, 48)
+    assert session.calibration.seats["Ben"] == 270.0
+    saved = (tmp_path / "calibration.json").read_text()
+    assert '"Ben": 270.0' in saved
+    names = [e.name for e in session.log.events(session.table)]
+    assert names.count("note:enroll") == 2 and "note:calibrate" in names
