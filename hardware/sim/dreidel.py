@@ -318,6 +318,8 @@ def random_style(seed: int, fonts: HebrewFonts | None = None) -> DreidelStyle:
         handle_bgr = _jitter(body_bgr, rng, 10)
         dark = (int(rng.integers(10, 40)), int(rng.integers(10, 40)), int(rng.integers(10, 60)))
         letter_bgr = dark if rng.random() < 0.7 else (30, 30, int(rng.integers(120, 190)))
+        if abs(_luma(letter_bgr) - _luma(body_bgr)) < 50:
+            letter_bgr = dark  # red on dark wood would barely show; such dreidels use black
         face_bgrs: tuple[tuple[int, int, int], ...] = ()
     elif material is Material.PLASTIC:
         body_bgr = _jitter(_PLASTIC_COLOURS[int(rng.integers(len(_PLASTIC_COLOURS)))], rng, 20)
@@ -325,11 +327,15 @@ def random_style(seed: int, fonts: HebrewFonts | None = None) -> DreidelStyle:
         letter_bgr = _contrasting(body_bgr, rng)
         face_bgrs = ()
     else:
-        order = rng.permutation(len(_PAINT_COLOURS))[:4]
-        face_bgrs = tuple(_jitter(_PAINT_COLOURS[i], rng, 15) for i in order)
+        letter_bgr = (245, 245, 245) if rng.random() < 0.6 else (25, 25, 25)
+        # a painter keeps the letters readable: only face colours that stand off the letter colour
+        usable = [c for c in _PAINT_COLOURS if abs(_luma(c) - _luma(letter_bgr)) > 70]
+        order = rng.permutation(len(usable))
+        face_bgrs = tuple(_jitter(usable[i % len(usable)], rng, 15) for i in order[:4])
+        if len(face_bgrs) < 4:
+            face_bgrs = face_bgrs + face_bgrs[: 4 - len(face_bgrs)]
         body_bgr = face_bgrs[0]
         handle_bgr = _jitter(_PAINT_COLOURS[int(rng.integers(len(_PAINT_COLOURS)))], rng, 15)
-        letter_bgr = (245, 245, 245) if rng.random() < 0.6 else (25, 25, 25)
     pe = bool(rng.random() < 0.3)
     if rng.random() < 0.25:
         bias = tuple(float(b) for b in rng.dirichlet([6.0, 6.0, 6.0, 6.0]) * 4.0)
@@ -381,6 +387,10 @@ def with_bias(style: DreidelStyle, bias: tuple[float, float, float, float]) -> D
 def _jitter(bgr: tuple[int, int, int], rng: np.random.Generator, amount: int) -> tuple[int, int, int]:
     c = np.clip(np.array(bgr) + rng.integers(-amount, amount + 1, 3), 0, 255)
     return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _luma(bgr: tuple[int, int, int]) -> float:
+    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
 
 
 def _contrasting(bgr: tuple[int, int, int], rng: np.random.Generator) -> tuple[int, int, int]:
