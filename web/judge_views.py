@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, session
 
 from controller.rules.letters import Letter
+from controller.table_session import describe_event
 from web.guard import csrf_ok, csrf_token, current_judge, ext, now, table
 
 judge = Blueprint("judge", __name__)
@@ -18,7 +19,8 @@ LETTERS = [letter for letter in Letter]
 @judge.app_context_processor
 def inject() -> dict[str, Any]:
     """Every template gets the CSRF token and the judge's name."""
-    return {"csrf_token": csrf_token, "judge_name": session.get("judge"), "letters": LETTERS}
+    return {"csrf_token": csrf_token, "judge_name": session.get("judge"), "letters": LETTERS,
+            "describe": describe_event}
 
 
 def _login_page(error: str | None = None, status: int = 200) -> Any:

@@ -65,3 +65,24 @@ def test_phase_of() -> None:
 
     assert phase_of(PhaseChange(Phase())) == "wobbling" and phase_of(PhaseChange("at_rest")) == "at_rest"
     assert phase_of(object()) is None
+
+
+def test_every_event_reads_as_words() -> None:
+    from controller.table_session import describe_event
+
+    cases = {
+        "Ann spun gimel (spun by launcher)": {"event": "spin", "letter": "gimel", "player": "Ann", "spun_by": "launcher"},
+        "Ben re-spins: too short": {"event": "invalid_spin", "reason": "short,unreadable", "player": "Ben"},
+        "ante raised by 1": {"event": "raise_ante", "by": 1},
+        "ante raised to 5": {"event": "raise_ante", "to": 5},
+        "Cy is away": {"event": "away", "player": "Cy"},
+        "spin-off round: Ann gimel, Ben nun": {"event": "spin_off", "letters": {"Ann": "gimel", "Ben": "nun"}},
+        "last spin voided: hit a cup": {"event": "void_spin", "reason": "hit a cup"},
+        "Ann stack -2: miscounted": {"event": "adjust_stack", "player": "Ann", "delta": -2, "reason": "miscounted"},
+        "machine: Ann — hey, stable 4.1 s, valid": {"event": "note:verdict", "player": "Ann", "needs_judge": False,
+                                                   "verdict": {"letter": "hey", "stable_s": 4.1, "valid": True}},
+        "FAULT camera: cable pulled": {"event": "note:fault", "device": "camera", "message": "cable pulled"},
+    }
+    for text, payload in cases.items():
+        assert describe_event(payload) == text
+    assert describe_event({"event": "wild_card", "player": "Zed"}) == "wild_card"

@@ -158,8 +158,9 @@ def test_judge_pages(app: Flask, table: TableSession) -> None:
     c = app.test_client()
     judge_token(c)
     page = c.get("/judge").get_data(as_text=True)
-    for needle in ("Judge console", "Dreidel fairness", "Who did what", "Teach the recognizer", "Players", "Devices"):
-        assert needle in page
+    for needle in ("Judge console", "Dreidel fairness", "Who did what", "Teach the recognizer", "Players", "Devices",
+                   "Ann spun gimel", "judge login ok from"):
+        assert needle in page, needle
     spin_id = table.snapshot()["last_spin"]["spin_id"]
     assert c.get(f"/judge/spin/{spin_id}").status_code == 200
     assert c.get("/judge/spin/none-such").status_code == 404
