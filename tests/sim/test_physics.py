@@ -91,3 +91,12 @@ def test_parse_kinds_names_the_choices() -> None:
     assert parse_kinds("valid, short") == [SpinKind.VALID, SpinKind.SHORT]
     with pytest.raises(ValueError, match="near_3s"):
         parse_kinds("valid,bogus")
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 100_000), kind=st.sampled_from([SpinKind.NEAR_3S, SpinKind.WOBBLE_AT_ONCE]))
+def test_the_hard_cases_stay_inside_their_band(seed: int, kind: SpinKind) -> None:
+    style = random_style(seed % 97)
+    traj = simulate_spin(style, plan_spin(style, kind, seed, 170.0))
+    lo, hi = (2.7, 3.3) if kind is SpinKind.NEAR_3S else (0.0, 0.5)
+    assert traj.wobble_t is not None and lo <= traj.wobble_t < hi
