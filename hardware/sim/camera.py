@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 
+import cv2
+
 from controller.clock import Clock
 from hardware.camera import CameraError, CameraSource, Frame
 from hardware.sim.world import SimWorld
@@ -18,10 +20,13 @@ class SimCamera(CameraSource):
     :class:`~controller.clock.ScaledClock` the table runs at ``--sim-speed``.
 
     ``fail()`` / ``recover()`` make it behave like an unplugged camera (for testing how the table
-    degrades): ``read()`` raises :class:`CameraError` until it recovers.
+    degrades): ``read()`` raises :class:`CameraError` until it recovers. ``lores=(w, h)`` also
+    delivers a small greyscale picture in ``Frame.lores``, the way picamera2's lores stream does.
     """
 
-    def __init__(self, world: SimWorld, clock: Clock, fps: float | None = None) -> None:
+    def __init__(
+        self, world: SimWorld, clock: Clock, fps: float | None = None, lores: tuple[int, int] | None = None
+    ) -> None:
         self.world = world
         self.clock = clock
         self.fps = float(fps or world.fps)
@@ -34,6 +39,9 @@ class SimCamera(CameraSource):
         self._t0: float | None = None
         self._next = 0
         self._failed = False
+        if lores is not None and (lores[0] < 16 or lores[1] < 16):
+            raise ValueError(f"lores size {lores}: at least 16x16")
+        self.lores = lores
 
     def open(self) -> None:
         self._t0 = self.clock.monotonic()
@@ -62,4 +70,9 @@ class SimCamera(CameraSource):
         if t > now:
             self.clock.sleep(t - now)
         self._next = index + 1
-        return Frame(index=index, t=t, image=self.world.frame_at(t))
+        image = self.world.frame_at(t)
+        small = None
+        if self.lores is not None:
+            grey = cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+            small = cv2.resize(grey, self.lores, interpolation=cv2.INTER_AREA)
+        return Frame(index=index, t=t, image=image, lores=small)

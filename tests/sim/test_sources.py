@@ -37,6 +37,15 @@ def test_camera_reads_frames_at_its_frame_times_and_skips_when_late() -> None:
         assert cam.read() is not None
 
 
+def test_camera_can_deliver_a_lores_stream() -> None:
+    clock = FakeClock()
+    with SimCamera(small_world(), clock, lores=(160, 120)) as cam:
+        frame = cam.read()
+    assert frame is not None and frame.lores is not None
+    assert frame.lores.shape == (120, 160) and frame.lores.dtype == np.uint8
+    assert abs(float(frame.lores.mean()) - float(frame.image.mean())) < 20
+
+
 def test_camera_shows_a_launched_spin() -> None:
     clock = FakeClock()
     world = small_world()
