@@ -161,6 +161,17 @@ class AltTable:
                           self.players[int(rng.integers(len(self.players)))], rng, grip_in=0.7, grip_out=0.8)
             arms.append(knock)
             imu.append(self.imu.bump(touch_abs, float(rng.uniform(0.04, 0.09)), rng))
+        near_abs = None
+        stable_end = traj.wobble_t if traj.wobble_t is not None else traj.fall_t
+        if kind is SpinKind.VALID and stable_end > 2.5 and rng.random() < 0.3:
+            # a player reaches over the tray near the spinning dreidel without touching it (not interference)
+            near_abs = t_release + float(rng.uniform(1.0, stable_end - 1.0))
+            at = traj.pose_at(near_abs - t_release)
+            side = float(rng.uniform(0, 2 * math.pi))
+            gap = float(rng.uniform(70.0, 110.0))
+            hover = reach((at.x + gap * math.cos(side), at.y + gap * math.sin(side), length + 35.0), near_abs, side,
+                          self.players[int(rng.integers(len(self.players)))], rng, grip_in=0.9, grip_out=0.9)
+            arms.append(hover)
         m = self._measure(rest_pl)
         wobble = None if traj.wobble_t is None else t_release + traj.wobble_t
         stable = 0.0 if wobble is None else wobble - t_release
@@ -186,6 +197,7 @@ class AltTable:
             "touch_t": None if touch_abs is None else round(touch_abs, 4),
             "spin_rev_s": round(abs(traj.omega0) / (2 * math.pi), 2),
             "by_launcher": False,
+            "hand_near_t": None if near_abs is None else round(near_abs, 4),
         }
         ep = Episode(index, kind, traj, t_release, deliver, arms, truth, imu, rest_pl, extra={"centre": m["centre"]})
         self.episodes.append(ep)
