@@ -1,0 +1,366 @@
+"""Measure the spin judge and the letter recognizer on recordings from the alternative renderer.
+
+This is what an unseen checker does: render recordings (bench/altsim) with held-out seeds, run
+``sevivon analyze REC --json`` and ``sevivon classify IMAGE [--enroll DIR] --json`` as programs, and
+compare with the truth. It prints issue 4's accuracy table broken down by case, and lists every
+failure with its seed and a PNG of the moment that went wrong.
+
+    .venv/bin/python bench/eval_unseen.py --n 16 --jobs 2 --out /tmp/altsim_eval
+
+Rendering is the slow part (about a minute of CPU per spin); recordings already in ``--out`` are reused.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+from collections import defaultdict
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from bench.altsim.record import AltTable, SessionSpec, record  # noqa: E402
+from controller.rules.letters import Letter  # noqa: E402
+from hardware.recording import RecordingReader  # noqa: E402
+from hardware.sim.physics import SpinKind  # noqa: E402
+
+#: seeds never used for anything else (the held-out set)
+SEED0 = 700_000
+KINDS: tuple[SpinKind, ...] = (
+    SpinKind.VALID, SpinKind.SHORT, SpinKind.NEAR_3S, SpinKind.WOBBLE_AT_ONCE,
+    SpinKind.UPSIDE_DOWN, SpinKind.LEFT_TRAY, SpinKind.HAND_TOUCH, SpinKind.VALID, SpinKind.NO_RELEASE,
+)
+SEVIVON = ROOT / ".venv" / "bin" / "sevivon"
+MATCH_S = 1.0  # a reported spin belongs to a true one when their releases are this close
+
+
+def spec_for(i: int, spins: int) -> SessionSpec:
+    kinds = [KINDS[(spins * i + k) % len(KINDS)] for k in range(spins)]
+    return SessionSpec.random(SEED0 + i, spins, kinds)
+
+
+def _render(args: tuple[int, int, str]) -> dict[str, Any]:
+    i, spins, out = args
+    rec = Path(out) / f"rec_{SEED0 + i}"
+    summary_path = rec / "summary.json"
+    if summary_path.is_file():
+        return dict(json.loads(summary_path.read_text()))
+    summary = record(rec, spec_for(i, spins))
+    summary_path.write_text(json.dumps(summary))
+    return summary
+
+
+def _run(cmd: list[str]) -> tuple[dict[str, Any] | None, str]:
+    p = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    if p.returncode != 0:
+        return None, (p.stderr.strip().splitlines() or [f"exit {p.returncode}"])[-1]
+    try:
+        return dict(json.loads(p.stdout)), ""
+    except json.JSONDecodeError:
+        return None, f"not JSON: {p.stdout[:120]!r}"
+
+
+# -- matching and scoring -------------------------------------------------------------------------
+
+
+@dataclass
+class SpinResult:
+    rec: str
+    seed: int
+    mode: str  # "imu" or "camera"
+    truth: dict[str, Any]
+    got: dict[str, Any] | None
+    case: dict[str, Any]
+
+    @property
+    def kind(self) -> str:
+        return str(self.truth["kind"])
+
+
+@dataclass
+class Failure:
+    where: str
+    what: str
+    png: str = ""
+
+
+@dataclass
+class Tally:
+    letters: list[bool] = field(default_factory=list)
+    unreadable: int = 0
+    verdicts: list[bool] = field(default_factory=list)
+    stable_err: list[float] = field(default_factory=list)
+    rest_err: list[float] = field(default_factory=list)
+    missed: int = 0
+    invented: int = 0
+    spins: int = 0
+
+
+def match(truth: list[dict[str, Any]], got: list[dict[str, Any]]) -> tuple[list[dict[str, Any] | None], list[dict]]:
+    """Pair each true spin with the reported spin whose release is nearest (within MATCH_S)."""
+    pairs: list[tuple[float, int, int]] = []
+    for i, t in enumerate(truth):
+        for j, g in enumerate(got):
+            if g.get("release_t") is None:
+                continue
+            d = abs(float(g["release_t"]) - float(t["release_t"]))
+            if d <= MATCH_S:
+                pairs.append((d, i, j))
+    out: list[dict[str, Any] | None] = [None] * len(truth)
+    used: set[int] = set()
+    for _, i, j in sorted(pairs):
+        if out[i] is None and j not in used:
+            out[i] = got[j]
+            used.add(j)
+    return out, [g for j, g in enumerate(got) if j not in used]
+
+
+def add(t: Tally, r: SpinResult, failures: list[Failure]) -> None:
+    tr, g = r.truth, r.got
+    t.spins += 1
+    where = f"seed {r.seed} spin {tr['index']} ({r.kind}, {r.mode})"
+    if g is None:
+        t.missed += 1
+        failures.append(Failure(where, "missed: no spin reported near the release"))
+        return
+    if tr["valid"]:
+        ok = g.get("letter") == tr["letter"]
+        t.letters.append(ok)
+        if g.get("letter") is None:
+            t.unreadable += 1
+        if not ok:
+            same_play = g.get("letter") is not None and (
+                Letter.parse(str(g["letter"])).plays_as == Letter.parse(str(tr["letter"])).plays_as)
+            failures.append(Failure(where, f"letter {tr['letter']} read as {g.get('letter')}"
+                                           + (" (plays the same)" if same_play else "")))
+    if abs(float(tr["stable_s"]) - 3.0) > 0.15:
+        ok = bool(g.get("valid")) == bool(tr["valid"])
+        t.verdicts.append(ok)
+        if not ok:
+            failures.append(Failure(where, f"verdict valid={g.get('valid')} {g.get('reasons')} but truth "
+                                           f"valid={tr['valid']} {tr['reasons']} (stable {tr['stable_s']:.2f} s)"))
+    if tr["wobble_t"] is not None and r.kind not in ("hand_touch", "no_release") and g.get("stable_s") is not None:
+        e = abs(float(g["stable_s"]) - float(tr["stable_s"]))
+        t.stable_err.append(e)
+        if e > 0.15:
+            failures.append(Failure(where, f"stable {g['stable_s']:.2f} s, truth {tr['stable_s']:.2f} s"))
+    if tr["in_picture"] and g.get("rest_t") is not None:
+        e = abs(float(g["rest_t"]) - float(tr["rest_t"]))
+        t.rest_err.append(e)
+        if e > 0.3:
+            failures.append(Failure(where, f"rest at {g['rest_t']:.2f} s, truth {tr['rest_t']:.2f} s"))
+
+
+def row(name: str, t: Tally) -> str:
+    def pct(xs: list[bool]) -> str:
+        return f"{100 * sum(xs) / len(xs):5.1f}% ({sum(xs)}/{len(xs)})" if xs else "   -"
+
+    def q(xs: list[float], p: float) -> str:
+        return f"{np.percentile(xs, p):.3f}" if xs else "-"
+
+    rest_ok = [e <= 0.3 for e in t.rest_err]
+    return (f"{name:<22} {t.spins:>4}  {pct(t.letters):>17} {t.unreadable:>4}  {pct(t.verdicts):>17}  "
+            f"{q(t.stable_err, 50):>6} {q(t.stable_err, 95):>6}  {pct(rest_ok):>17}  {t.missed:>3} {t.invented:>3}")
+
+
+HEADER = (f"{'case':<22} {'spins':>4}  {'letters right (valid)':>17} {'unrd':>4}  {'verdict right':>17}  "
+          f"{'stab50':>6} {'stab95':>6}  {'rest <=0.3 s':>17}  {'mis':>3} {'inv':>3}")
+
+
+# -- failure pictures --------------------------------------------------------------------------------
+
+
+def failure_png(rec: Path, truth: dict[str, Any], got: dict[str, Any] | None, out: Path) -> str:
+    """The frame just after the true rest (or the release for a missed spin), annotated, and a zoom."""
+    reader = RecordingReader(rec)
+    times = reader.frame_times()
+    t = float(truth["rest_t"]) + 0.3
+    k = int(min(np.searchsorted(times, t), len(times) - 1))
+    for f in reader.frames():
+        if f.index == k:
+            img = f.image.copy()
+            break
+    else:
+        return ""
+    cx, cy = truth["rest_px"]
+    L = float(truth["length_px"])
+    x0, y0 = int(max(cx - L, 0)), int(max(cy - L, 0))
+    crop = img[y0 : int(cy + L), x0 : int(cx + L)]
+    text = f"truth {truth['letter']} {truth['kind']} | got {None if got is None else got.get('letter')}"
+    cv2.putText(img, text, (8, 24), cv2.FONT_HERSHEY_SIMPLEX, 0.6, (255, 255, 255), 2)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    cv2.imwrite(str(out), img)
+    if crop.size:
+        cv2.imwrite(str(out.with_name(out.stem + "_zoom.png")),
+                    cv2.resize(crop, None, fx=4, fy=4, interpolation=cv2.INTER_NEAREST))
+    return str(out)
+
+
+# -- stills -------------------------------------------------------------------------------------------
+
+
+def make_stills(i: int, spins: int, out: Path) -> list[tuple[Path, str, Path | None, dict[str, Any]]]:
+    """One still per letter of recording i's dreidel (the recording's own scene), with its enrol dir."""
+    spec = spec_for(i, spins)
+    table = AltTable(spec.seed, spec.size, spec.fps)
+    rec = out / f"rec_{spec.seed}"
+    enroll = rec / "enroll" if (rec / "enroll").is_dir() else None
+    got = []
+    for letter in table.dreidel.letters:
+        p = out / "stills" / f"{spec.seed}_{letter.value}.png"
+        meta = p.with_suffix(".json")
+        if p.is_file() and meta.is_file():
+            truth = json.loads(meta.read_text())
+        else:
+            p.parent.mkdir(parents=True, exist_ok=True)
+            img, truth = table.still(letter, 77)
+            cv2.imwrite(str(p), img)
+            meta.write_text(json.dumps(truth))
+        got.append((p, str(truth["letter"]), enroll, truth))
+    return got
+
+
+def classify(p: Path, enroll: Path | None) -> tuple[dict[str, Any] | None, str]:
+    cmd = [str(SEVIVON), "classify", str(p), "--json"]
+    if enroll is not None:
+        cmd[3:3] = ["--enroll", str(enroll)]
+    return _run(cmd)
+
+
+# -- main ---------------------------------------------------------------------------------------------
+
+
+def main(argv: Iterable[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--n", type=int, default=16, help="recordings (seeds SEED0 .. SEED0+n-1)")
+    ap.add_argument("--spins", type=int, default=2, help="spins per recording")
+    ap.add_argument("--jobs", type=int, default=2, help="recordings rendered at once")
+    ap.add_argument("--out", type=Path, default=Path("/tmp/altsim_eval"))
+    ap.add_argument("--render-only", action="store_true", help="only make the recordings and stills")
+    ap.add_argument("--no-stills", action="store_true")
+    args = ap.parse_args(list(argv) if argv is not None else None)
+    out: Path = args.out
+    out.mkdir(parents=True, exist_ok=True)
+
+    with ProcessPoolExecutor(max_workers=args.jobs) as pool:
+        summaries = list(pool.map(_render, [(i, args.spins, str(out)) for i in range(args.n)]))
+    stills: list[tuple[Path, str, Path | None, dict[str, Any]]] = []
+    if not args.no_stills:
+        for i in range(args.n):
+            stills.extend(make_stills(i, args.spins, out))
+    if args.render_only:
+        print(f"{len(summaries)} recordings and {len(stills)} stills in {out}")
+        return 0
+
+    # -- the judge, as a program, with the IMU and without it
+    jobs = []
+    for s in summaries:
+        rec = out / f"rec_{s['seed']}"
+        jobs.append((s, rec, "imu" if s["imu"] else "camera", [str(SEVIVON), "analyze", str(rec), "--json"]))
+        if s["imu"]:
+            jobs.append((s, rec, "camera", [str(SEVIVON), "analyze", str(rec), "--json", "--no-imu"]))
+    with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        outputs = list(pool.map(lambda j: _run(j[3]), jobs))
+    results: list[SpinResult] = []
+    tallies: dict[str, Tally] = defaultdict(Tally)
+    failures: list[Failure] = []
+    errors = []
+    for (s, rec, mode, _), (res, err) in zip(jobs, outputs, strict=True):
+        if res is None:
+            errors.append(f"{rec.name} ({mode}): analyze failed: {err}")
+            continue
+        truth = s["truth"]
+        matched, extra = match(truth, list(res.get("spins", [])))
+        sc = s["scene"]
+        case = {
+            "size": sc["size"], "fps": f"{int(sc['fps'])} fps", "mode": mode, "enroll": "enroll" if s["enroll"] else
+            "no enroll", "pe": "pe set" if sc["pe_set"] else "shin set", "finish": sc["finish"],
+            "lettering": sc["lettering"], "font": sc["font"], "tray": sc["tray"] + " tray", "table": sc["table"] + " table",
+        }
+        for tr, g in zip(truth, matched, strict=True):
+            r = SpinResult(rec.name, int(s["seed"]), mode, tr, g, case)
+            results.append(r)
+            keys = ["all", f"kind={r.kind}"] + [f"{k}={v}" for k, v in case.items()]
+            if tr.get("hand_near_t") is not None:
+                keys.append("kind=valid+hover")
+            nf = len(failures)
+            for key in keys:
+                add(tallies[key], r, failures if key == "all" else [])
+            for f in failures[nf:]:
+                f.png = failure_png(rec, tr, g, out / "failures" / f"{rec.name}_{tr['index']}_{mode}.png")
+        for g in extra:
+            for key in ["all"] + [f"{k}={v}" for k, v in case.items()]:
+                tallies[key].invented += 1
+            failures.append(Failure(f"seed {s['seed']} ({mode})", f"invented spin: {json.dumps(g)[:160]}"))
+
+    print(f"\nSpin judge on {len(summaries)} unseen recordings ({sum(len(s['truth']) for s in summaries)} spins; "
+          f"with-IMU recordings judged twice, with and without --no-imu)\n")
+    print(HEADER)
+    order = sorted(tallies, key=lambda k: (k != "all", k.split("=")[0], k))
+    for key in order:
+        print(row(key, tallies[key]))
+    for e in errors:
+        print("ERROR", e)
+
+    # -- the recognizer on stills, as a program
+    if stills:
+        jobs2 = [(p, want, None, tr) for p, want, _, tr in stills] + [
+            (p, want, en, tr) for p, want, en, tr in stills if en is not None]
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            outs2 = list(pool.map(lambda j: classify(j[0], j[2]), jobs2))
+        by: dict[str, list[bool]] = defaultdict(list)
+        unread: dict[str, int] = defaultdict(int)
+        conf_right: list[float] = []
+        conf_wrong: list[float] = []
+        for (p, want, en, tr), (res, err) in zip(jobs2, outs2, strict=True):
+            if res is None:
+                errors.append(f"classify {p.name}: {err}")
+                continue
+            ok = res.get("letter") == want
+            mode = "with enroll" if en is not None else "generic"
+            for key in ("all " + mode, f"{mode} font={tr['font']}", f"{mode} finish={tr['finish']}",
+                        f"{mode} lettering={tr['lettering']}", f"{mode} letter={want}"):
+                by[key].append(ok)
+                if res.get("letter") is None:
+                    unread[key] += 1
+            (conf_right if ok else conf_wrong).append(float(res.get("confidence") or 0.0))
+            if not ok:
+                failures.append(Failure(f"still {p.name} ({mode})",
+                                        f"{want} classified as {res.get('letter')} ({res.get('confidence')})", str(p)))
+        print(f"\nLetter recognizer on {len(stills)} unseen stills (`sevivon classify`, generic and with --enroll)\n")
+        print(f"{'case':<44} {'right':>17} {'unreadable':>10}")
+        for key in sorted(by):
+            xs = by[key]
+            print(f"{key:<44} {100 * sum(xs) / len(xs):5.1f}% ({sum(xs)}/{len(xs)}) {unread[key]:>10}")
+        if conf_right or conf_wrong:
+            print(f"median confidence: right {np.median(conf_right) if conf_right else math.nan:.2f}, "
+                  f"wrong {np.median(conf_wrong) if conf_wrong else math.nan:.2f}")
+        for e in errors:
+            if e.startswith("classify"):
+                print("ERROR", e)
+
+    print(f"\nFailures ({len(failures)}):")
+    for f in failures:
+        print(f" - {f.where}: {f.what}" + (f"  [{f.png}]" if f.png else ""))
+    (out / "report.json").write_text(json.dumps({
+        "failures": [f.__dict__ for f in failures],
+        "errors": errors,
+        "results": [{"rec": r.rec, "mode": r.mode, "truth": r.truth, "got": r.got, "case": r.case} for r in results],
+    }, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
