@@ -122,6 +122,22 @@ class ImuModel:
         ring = self.impact(t, amp_g * 0.4, rng, dur_s)
         return Component(n0, d + ring.data[: len(d)])
 
+    def motor(self, t_start: float, t_end: float, rng: np.random.Generator) -> Component:
+        """The launcher's motor running up on the table frame: a rising whine, stopping at the release."""
+        n0 = self.sample_index(t_start)
+        n = max(self.sample_index(t_end) - n0, 1)
+        tt = np.arange(n) / self.rate_hz
+        ramp = np.clip(tt / max(tt[-1], 1e-3), 0, 1)
+        freq = float(rng.uniform(40.0, 70.0)) * (0.3 + 0.7 * ramp)  # the rotor's rate, climbing
+        phase = 2 * math.pi * np.cumsum(freq) / self.rate_hz
+        amp = 0.012 * ramp
+        d = np.zeros((n, 6))
+        d[:, 2] = amp * np.sin(phase)
+        d[:, 0] = 0.5 * amp * np.cos(phase)
+        d[:, 1] = 0.5 * amp * np.sin(phase + 0.7)
+        d[:, 3:] = 0.2 * amp[:, None] * rng.normal(0.0, 1.0, (n, 3))
+        return Component(n0, d)
+
     def spin(self, traj: SpinTrajectory, t_release: float, rng: np.random.Generator) -> list[Component]:
         """Everything one spin makes the tray feel, from release to rest."""
         comps = [self.impact(t_release, float(rng.uniform(0.05, 0.15)), rng)]

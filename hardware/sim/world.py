@@ -287,6 +287,8 @@ class SimWorld:
         imu = self.imu.spin(traj, t_release, rng) if kind is not SpinKind.NO_RELEASE else []
         if kind is SpinKind.NO_RELEASE:
             imu.append(self.imu.bump(t_release, float(rng.uniform(0.02, 0.05)), rng, 0.15))
+        if by_launcher:
+            imu.append(self.imu.motor(t_release - float(rng.uniform(0.5, 0.9)), t_release, rng))
         touch_abs = None
         if kind is SpinKind.HAND_TOUCH and plan.touch_t is not None:
             touch_abs = t_release + min(plan.touch_t, traj.fall_t)
