@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.analyze_cli import analyze_recording  # noqa: E402
 
-KINDS = "valid,short,near_3s,wobble_at_once,upside_down,left_tray,hand_touch,no_release"
+KINDS = "valid,short,near_3s,wobble_at_once,upside_down,left_tray,hand_touch,hand_near,no_release"
 #: seeds used while tuning the judge
 TUNE_SEEDS = (11, 12, 13)
 #: held-out seeds: never looked at while tuning
@@ -166,7 +166,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--set", choices=("heldout", "tune"), default="heldout")
     ap.add_argument("--seeds", type=str, default=None, help="comma-separated seeds instead of the set's")
-    ap.add_argument("--spins", type=int, default=8)
+    ap.add_argument("--spins", type=int, default=9)
     ap.add_argument("--fps", type=float, default=60.0)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/sevivon-eval"))
     ap.add_argument("--rec", type=Path, nargs="*", default=None, help="judge these recordings instead")

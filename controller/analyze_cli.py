@@ -104,7 +104,10 @@ def load_recognizer(enroll_dir: Path | None) -> tuple[LetterReader | None, str]:
         from vision.recognizer import LetterRecognizer
     except ImportError:
         return None, "no letter recognizer installed: letters are left to a judge"
-    rec: Any = LetterRecognizer.default()
+    try:
+        rec: Any = LetterRecognizer.default()
+    except Exception as exc:  # a missing or broken model must not stop the judging: letters go to a judge
+        return None, f"letter recognizer unavailable ({exc}): letters are left to a judge"
     if enroll_dir is not None:
         samples = read_enroll_dir(enroll_dir)
         if samples:

@@ -570,6 +570,10 @@ class SpinJudge:
                     rest_t = 0.5 * (rest_t + quiet)
                     imu_used = True
         wobble_t = vis_onset if vis_onset is not None and vis_onset < fall_t else None
+        interf = spin.interference.finish(end_t) if spin.interference is not None else None
+        if interf is not None and interf.t <= (wobble_t if wobble_t is not None else fall_t):
+            # a touch ends the stable spin (whatever the dreidel did after it)
+            wobble_t = max(interf.t, release_t)
         stable_end = wobble_t if wobble_t is not None else fall_t
         stable_s = max(0.0, stable_end - release_t)
         reasons: list[str] = []
@@ -584,7 +588,6 @@ class SpinJudge:
             notes.append("the dreidel went out of sight without leaving the tray")
         if left:
             reasons.append(Reason.LEFT_TRAY.value)
-        interf = spin.interference.event if spin.interference is not None else None
         if interf is not None and (rest_t is None or interf.t <= rest_t + 0.05):
             reasons.append(Reason.INTERFERENCE.value)
             notes.append(f"{interf.why} at {interf.t:.2f}s")

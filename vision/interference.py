@@ -4,10 +4,11 @@ RULES.md: a spin is valid only with "no human interference from release until re
 releases the dreidel is still in the picture for a moment after the release; that is not interference
 while it withdraws. Interference is:
 
-- a hand (a skin-coloured or arm-like region, see :mod:`vision.tracker`) that comes into the tray after the
-  releasing hand has left it, or
-- a hand that covers the dreidel (the two merge) after the release grace period, or
-- the releasing hand lingering in the tray past ``linger_s`` and coming close to the dreidel.
+- a hand (a skin-coloured or arm-like region, see :mod:`vision.tracker`) that comes to the dreidel after
+  the release and leaves it changed: taken, pushed or knocked over.
+
+A hand that only reaches over the tray, or passes over the dreidel without touching it, is not
+interference.
 """
 
 from __future__ import annotations
@@ -51,60 +52,130 @@ class InterferenceEvent:
 
 
 class InterferenceWatch:
-    """Watches one spin from its release; :attr:`event` is set at the first interference.
+    """Watches one spin from its release; :attr:`event` is set once a hand has interfered.
 
-    ``grace_s`` is how long the releasing hand may stay merged with the dreidel; ``linger_s`` how long it
-    may stay in the tray at all before coming near the dreidel counts; ``min_overlap`` the fraction of a
-    hand's pixels that must be inside the tray for it to be "in the tray" (an arm resting on the rim is not).
+    A hand passing over or near a spinning dreidel without touching it is not interference (RULES.md
+    forbids touching, not reaching). From above a hand that hovers can still cover the dreidel, so a
+    visit counts only when it changed the dreidel: after the hand has gone, the dreidel is gone (taken),
+    has been pushed away from where it was, or has been knocked over. The releasing hand is allowed
+    ``grace_s`` to withdraw.
+
+    A "visit" starts when a hand covers the dreidel (the two merge) or comes within ``near`` body lengths
+    of it, and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the moment of
+    the visit's closest approach (the touch).
     """
 
     def __init__(
         self,
         release_t: float,
         grace_s: float = 0.35,
-        linger_s: float = 1.5,
-        min_overlap: float = 0.25,
+        near: float = 0.6,
+        push: float = 0.45,
         clear_frames: int = 3,
+        lying_elongation: float = 1.45,
     ) -> None:
         self.release_t = release_t
         self.grace_s = grace_s
-        self.linger_s = linger_s
-        self.min_overlap = min_overlap
+        self.near = near
+        self.push = push
         self.clear_frames = clear_frames
-        self._clear_run = 0
-        self._release_hand_gone = False
+        self.lying_elongation = lying_elongation
         self.event: InterferenceEvent | None = None
+        self._last_free: tuple[float, float, float, float, float] | None = None  # t, x, y, length, elongation
+        self._visit_start: float | None = None
+        self._visit_ref: tuple[float, float, float, float, float] | None = None
+        self._closest: tuple[float, float, float, float] = (math.inf, 0.0, 0.0, 0.0)  # distance, t, x, y
+        self._clear = 0
+        self._after_visit: list[tuple[float, float, float, float]] = []
+        self.visits = 0
 
-    @property
-    def release_hand_gone(self) -> bool:
-        """True once the hand that released the dreidel has left the tray."""
-        return self._release_hand_gone
+    def _hand_distance(self, track: TrackResult, x: float, y: float) -> tuple[float, float, float]:
+        best = (math.inf, math.nan, math.nan)
+        for h in track.hands:
+            bx, by, bw, bh = h.bbox
+            dx = max(bx - x, 0.0, x - (bx + bw))
+            dy = max(by - y, 0.0, y - (by + bh))
+            d = math.hypot(dx, dy)
+            if d < best[0]:
+                best = (d, h.x, h.y)
+        return best
 
     def update(self, track: TrackResult) -> InterferenceEvent | None:
         """Look at one frame after the release. Returns the interference event once found (and after)."""
         if self.event is not None or track.t < self.release_t:
             return self.event
-        in_tray = [h for h in track.hands if h.tray_overlap >= self.min_overlap]
+        d = track.dreidel
         since = track.t - self.release_t
-        if not in_tray:
-            self._clear_run += 1
-            if self._clear_run >= self.clear_frames:
-                self._release_hand_gone = True
-        else:
-            self._clear_run = 0
-        if in_tray and self._release_hand_gone:
-            h = in_tray[0]
-            self.event = InterferenceEvent(track.t, "a hand entered the tray after the release", h.x, h.y)
-        elif track.merged and since > self.grace_s:
+        ref = self._last_free
+        near_hand = False
+        if track.merged:
+            near_hand = True
             hx, hy = (track.hands[0].x, track.hands[0].y) if track.hands else (math.nan, math.nan)
-            self.event = InterferenceEvent(track.t, "a hand touched the dreidel", hx, hy)
-        elif in_tray and since > self.linger_s and track.dreidel is not None:
-            d = track.dreidel
-            for h in in_tray:
-                bx, by, bw, bh = h.bbox
-                dx = max(bx - d.x, 0.0, d.x - (bx + bw))
-                dy = max(by - d.y, 0.0, d.y - (by + bh))
-                if math.hypot(dx, dy) < 2.0 * d.length:
-                    self.event = InterferenceEvent(track.t, "a hand stayed in the tray near the dreidel", h.x, h.y)
-                    break
+            dist = 0.0
+        elif ref is not None:
+            cx, cy = (d.x, d.y) if d is not None else (ref[1], ref[2])
+            dist, hx, hy = self._hand_distance(track, cx, cy)
+            near_hand = dist < self.near * max(ref[3], 8.0)
+        else:
+            dist, hx, hy = math.inf, math.nan, math.nan
+        if near_hand and since > self.grace_s and ref is not None:
+            if self._visit_start is None:
+                self._visit_start = track.t
+                self._visit_ref = ref
+                self._closest = (math.inf, track.t, hx, hy)
+                self._after_visit = []
+            if dist < self._closest[0] or (track.merged and self._closest[0] > 0):
+                self._closest = (dist, track.t, hx, hy)
+            self._clear = 0
+        elif self._visit_start is not None:
+            self._clear += 1
+            if d is not None:
+                self._after_visit.append((track.t, d.x, d.y, d.elongation))
+            if self._clear >= self.clear_frames + 6 or (track.t - self._visit_start > 0.4 and self._clear >= 12):
+                self._judge_visit(track)
+        if d is not None and not track.merged and not near_hand:
+            self._last_free = (track.t, d.x, d.y, d.length, d.elongation)
         return self.event
+
+    def _judge_visit(self, track: TrackResult) -> None:
+        ref = self._visit_ref
+        self.visits += 1
+        assert ref is not None
+        _, t_touch, hx, hy = self._closest
+        after = self._after_visit
+        why = None
+        if not after:
+            why = "a hand took the dreidel"
+        else:
+            _, x, y, el = after[-1]
+            moved = math.hypot(x - ref[1], y - ref[2])
+            if moved > self.push * max(ref[3], 8.0):
+                why = "a hand pushed the dreidel"
+            elif el >= self.lying_elongation and ref[4] < self.lying_elongation:
+                why = "a hand knocked the dreidel over"
+        if why is not None:
+            self.event = InterferenceEvent(t_touch, why, hx, hy)
+        self._visit_start = None
+        self._visit_ref = None
+        self._after_visit = []
+
+    def finish(self, t: float) -> InterferenceEvent | None:
+        """The spin ended (rest): judge a visit still open."""
+        if self.event is None and self._visit_start is not None:
+            self._judge_visit_at_end()
+        return self.event
+
+    def _judge_visit_at_end(self) -> None:
+        ref = self._visit_ref
+        if ref is None:
+            return
+        after = self._after_visit
+        _, t_touch, hx, hy = self._closest
+        if not after:
+            self.event = InterferenceEvent(t_touch, "a hand covered the dreidel until it stopped", hx, hy)
+            return
+        _, x, y, el = after[-1]
+        if math.hypot(x - ref[1], y - ref[2]) > self.push * max(ref[3], 8.0) or (
+            el >= self.lying_elongation and ref[4] < self.lying_elongation
+        ):
+            self.event = InterferenceEvent(t_touch, "a hand disturbed the dreidel", hx, hy)
