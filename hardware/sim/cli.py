@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from hardware.sim.dreidel import PRESET_NAMES
+from hardware.sim.physics import SpinKind
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -36,11 +37,12 @@ def sim() -> None:
 @click.option(
     "--kinds",
     default=None,
-    help="comma-separated spin kinds to cycle through (valid, short, near_3s, wobble_at_once, upside_down, "
-    "left_tray, hand_touch, no_release); default: realistic random ones",
+    help=f"comma-separated spin kinds to cycle through ({', '.join(k.value for k in SpinKind)}); "
+    "default: realistic random ones",
 )
 @click.option("--style", default="random", show_default=True, help=f"dreidel: {', '.join(PRESET_NAMES)} or random")
 @click.option("--size", default="640x480", show_default=True, help="picture size WIDTHxHEIGHT")
+@click.option("--overwrite", is_flag=True, help="replace a recording already in OUT")
 @click.option("--quiet", is_flag=True, help="print nothing but errors")
 def record(
     out: Path,
@@ -52,6 +54,7 @@ def record(
     kinds: str | None,
     style: str,
     size: str,
+    overwrite: bool,
     quiet: bool,
 ) -> None:
     """Write a simulated recording (meta.json, video.avi, frames.csv, imu.csv, truth.json) to OUT."""
@@ -66,7 +69,8 @@ def record(
     started = time.perf_counter()
     try:
         path = record_session(
-            out, spins, seed, fps=fps, imu=not no_imu, enroll=enroll, style=style, kinds=kind_list, size=wh
+            out, spins, seed, fps=fps, imu=not no_imu, enroll=enroll, style=style, kinds=kind_list, size=wh,
+            overwrite=overwrite,
         )
     except ValueError as exc:
         raise click.ClickException(str(exc)) from None

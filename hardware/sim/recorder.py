@@ -70,18 +70,22 @@ def record_session(
     kinds: Sequence[SpinKind] | None = None,
     size: tuple[int, int] = (640, 480),
     progress: Callable[[int, int], None] | None = None,
+    overwrite: bool = True,
 ) -> Path:
     """Write a simulated recording of ``spins`` spins to ``out_dir``; returns its path.
 
     ``kinds`` cycles through the given spin kinds (None: realistic random ones); ``style`` is a
-    preset name, ``"random"``/None (from the seed) or a :class:`DreidelStyle`.
+    preset name, ``"random"``/None (from the seed) or a :class:`DreidelStyle`. A recording already in
+    ``out_dir`` is replaced (its files are deleted first, so no stale ``imu.csv`` or stills mix in);
+    with ``overwrite=False`` a directory that holds any files is refused instead.
     """
+    out = Path(out_dir)
+    _prepare(out, overwrite)
     world = SimWorld(seed=seed, style=style, fps=fps, width=size[0], height=size[1], history_s=None)
     end = plan_session(world, spins, kinds, seed)
     n_frames = int(math.ceil(end * fps))
     imu_meta = {"chip": "sim", "rate_hz": world.imu.rate_hz} if imu else None
     source = f"sim:seed={seed},style={world.style.name}"
-    out = Path(out_dir)
     with RecordingWriter(out, fps, size[0], size[1], source, imu=imu_meta) as writer:
         for t in frame_times(n_frames, fps, seed):
             writer.write_frame(world.frame_at(t), t)
@@ -97,6 +101,24 @@ def record_session(
                     image, _ = render_still(world.style, letter, seed * 1000 + j, scene=world.scene)
                     writer.write_enroll(letter, image)
     return out
+
+
+_RECORDING_FILES = ("meta.json", "video.avi", "frames.csv", "imu.csv", "truth.json")
+
+
+def _prepare(out: Path, overwrite: bool) -> None:
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} is a file: give a directory for the recording")
+    if not out.is_dir() or not any(out.iterdir()):
+        return
+    if not overwrite:
+        raise ValueError(f"{out} is not empty: choose a new directory, or overwrite it (--overwrite)")
+    for name in _RECORDING_FILES:
+        (out / name).unlink(missing_ok=True)
+    enroll = out / "enroll"
+    if enroll.is_dir():
+        for png in enroll.glob("*.png"):
+            png.unlink()
 
 
 def render_still(

@@ -112,3 +112,5 @@ def test_cli_records_and_rejects_bad_kinds(tmp_path) -> None:
     assert truth[0]["reasons"] == ["no_release"] and not (tmp_path / "r" / "imu.csv").exists()
     enrolled = sorted(p.name for p in (tmp_path / "r" / "enroll").iterdir())
     assert len(enrolled) == 12 and all(p.split("_")[0] in {"nun", "gimel", "hey", "shin", "pe"} for p in enrolled)
+    again = runner.invoke(main, ["sim", "record", str(tmp_path / "r"), "--spins", "0", "--fps", "5"])
+    assert again.exit_code != 0 and "--overwrite" in again.output
