@@ -144,7 +144,7 @@ class SceneRenderer:
         height = 1.4 * side
         if t < sp.release_t - 0.9 or (sp.pickup and t > sp.pickup_t):
             return
-        tip = (sp.x + sp.drift[0] * max(0.0, min(t, sp.fall_t) - sp.release_t),
+        tip = (sp.x + sp.drift[0] * max(0.0, min(t, sp.fall_t) - sp.release_t) + self._push(sp, t),
                sp.y + sp.drift[1] * max(0.0, min(t, sp.fall_t) - sp.release_t))
         shade = tuple(int(c * 0.55) for c in st.felt_bgr)
         if t < sp.fall_t:
@@ -175,6 +175,13 @@ class SceneRenderer:
         _rot_rect(img, c, (side * 0.5, side * 0.55), angle, (230, 230, 230))
         _rot_rect(img, c, (side * 0.3, side * 0.12), angle + 90, (20, 20, 20))
 
+    @staticmethod
+    def _push(sp: ScriptedSpin, t: float) -> float:
+        """How far (px, to the right) a touching hand has pushed the dreidel by ``t``."""
+        if sp.touch_t is None or t <= sp.touch_t:
+            return 0.0
+        return 45.0 * min(1.0, (t - sp.touch_t) / 0.2)
+
     def _hands(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
         if sp.hand_release and sp.release_t - 0.9 <= t < sp.release_t + 0.5:
             if t < sp.release_t:
@@ -190,7 +197,7 @@ class SceneRenderer:
         if sp.pickup and sp.pickup_t - 0.6 <= t < sp.pickup_t + 0.6:
             u = (t - (sp.pickup_t - 0.6)) / 0.6 if t < sp.pickup_t else 1 - (t - sp.pickup_t) / 0.6
             a = math.radians(sp.slide_deg)
-            rx = sp.x + sp.drift[0] * (sp.fall_t - sp.release_t) + sp.slide * math.cos(a)
+            rx = sp.x + sp.drift[0] * (sp.fall_t - sp.release_t) + sp.slide * math.cos(a) + self._push(sp, t)
             ry = sp.y + sp.drift[1] * (sp.fall_t - sp.release_t) + sp.slide * math.sin(a)
             palm = (rx + (1 - u) * 380, ry + 10)
             _hand(img, palm, self.style)
