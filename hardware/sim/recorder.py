@@ -8,6 +8,7 @@ it with :class:`hardware.recording.RecordingWriter` in the recording format of D
 
 from __future__ import annotations
 
+import csv
 import math
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -87,10 +88,13 @@ def record_session(
     imu_meta = {"chip": "sim", "rate_hz": world.imu.rate_hz} if imu else None
     source = f"sim:seed={seed},style={world.style.name}"
     with RecordingWriter(out, fps, size[0], size[1], source, imu=imu_meta) as writer:
+        track_rows = []
         for t in frame_times(n_frames, fps, seed):
-            writer.write_frame(world.frame_at(t), t)
+            index = writer.write_frame(world.frame_at(t), t)
+            track_rows.append(world.track_row(index, t))
             if progress is not None and writer.frame_count % 60 == 0:
                 progress(writer.frame_count, n_frames)
+        _write_track(out / TRACK_FILE, track_rows)
         if imu:
             arr = world.imu_array(0.0, n_frames / fps)
             writer.write_imu(ImuSample(*(float(v) for v in row)) for row in arr)
@@ -103,7 +107,19 @@ def record_session(
     return out
 
 
-_RECORDING_FILES = ("meta.json", "video.avi", "frames.csv", "imu.csv", "truth.json")
+#: per-frame ground truth of the dreidel (an extra beside the contract's files; readers may ignore it)
+TRACK_FILE = "track.csv"
+TRACK_HEADER = ("index", "t", "visible", "x_px", "y_px", "tilt_deg", "spin_rev_s", "hands")
+_RECORDING_FILES = ("meta.json", "video.avi", "frames.csv", "imu.csv", "truth.json", TRACK_FILE)
+
+
+def _write_track(path: Path, rows: list[tuple[float, ...]]) -> None:
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(TRACK_HEADER)
+        for r in rows:
+            w.writerow([int(r[0]), f"{r[1]:.6f}", int(r[2]), f"{r[3]:.2f}", f"{r[4]:.2f}", f"{r[5]:.2f}",
+                        f"{r[6]:.2f}", int(r[7])])
 
 
 def _prepare(out: Path, overwrite: bool) -> None:

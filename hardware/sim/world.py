@@ -452,6 +452,26 @@ class SimWorld:
             )
         return pose
 
+    def track_row(self, index: int, t: float) -> tuple[float, ...]:
+        """Per-frame truth for ``track.csv``: (index, t, visible, x_px, y_px, tilt_deg, spin_rev_s, hands).
+
+        ``x_px, y_px`` is the body's centre in the picture (NaN when no dreidel is on the table),
+        ``tilt_deg`` the axis' lean from vertical (90 lying), ``spin_rev_s`` the spin rate about the
+        axis, ``hands`` how many hands are in the picture.
+        """
+        with self._lock:
+            e = self._episode_at(t)
+            pose = None if e is None else self._pose(e, t)
+            n_hands = len(self._hands_at(t))
+            if pose is None or e is None:
+                return (index, t, 0, math.nan, math.nan, math.nan, 0.0, n_hands)
+            vw, _ = place(self.renderer.mesh, pose)
+            u, v = self.scene.project(vw.mean(axis=0)[None, :])[0]
+            rel = t - e.t_release
+            rate = e.traj.spin_rate_at(rel) / (2 * math.pi) if 0 <= rel <= e.traj.rest_t else 0.0
+            visible = int(0 <= u < self.scene.width and 0 <= v < self.scene.height)
+            return (index, t, visible, float(u), float(v), math.degrees(pose.theta), rate, n_hands)
+
     def _hands_at(self, t: float) -> list[tuple[HandMotion, Any]]:
         out = []
         for e in self._episodes:

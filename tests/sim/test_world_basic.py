@@ -60,3 +60,10 @@ def test_record_session_writes_the_recording_format(tmp_path) -> None:
     assert times[-1] > truth[0]["rest_t"]
     imu = rec.imu()
     assert imu is not None and imu[0, 0] == 0.0 and abs(np.median(imu[:, 3]) - 1.0) < 0.02
+    # track.csv: one row per frame; no dreidel in the first second; lying (90 degrees) at rest
+    track = np.genfromtxt(out / "track.csv", delimiter=",", names=True)
+    assert len(track) == len(times) and np.allclose(track["t"], times, atol=1e-5)
+    assert not track["visible"][track["t"] < 1.0].any()
+    at_rest = (track["t"] > truth[0]["rest_t"] + 0.05) & (track["t"] < truth[0]["rest_t"] + 0.5)
+    assert at_rest.any() and np.allclose(track["tilt_deg"][at_rest], 90.0, atol=0.5)
+    assert np.allclose(track["x_px"][at_rest], truth[0]["rest_px"][0], atol=1.0)
