@@ -174,6 +174,7 @@ class SpinTrajectory:
         return float(abs(np.interp(t, self.t, self.omega)))
 
     def tilt_at(self, t: float) -> float:
+        """The axis' lean from vertical (rad) at ``t`` after release."""
         return float(np.interp(t, self.t, np.hypot(self.ux, self.uy)))
 
 

@@ -128,8 +128,6 @@ class _Episode:
     deliver: HandMotion
     truth: SpinTruth
     imu: list[Component]
-    omega0: float
-    sense: int
     pickup: HandMotion | None = None
     t_gone: float | None = None  # the dreidel has left the picture (picked up)
     body_centre: tuple[float, float, float] = (0.0, 0.0, 0.0)
@@ -336,9 +334,7 @@ class SimWorld:
                 deliver=deliver,
                 truth=truth,
                 imu=imu,
-                omega0=traj.omega0,
                 by_launcher=by_launcher,
-                sense=1 if (traj.omega[0] if len(traj.omega) else 0.0) >= 0 else -1,
                 body_centre=centre,
             )
         )
