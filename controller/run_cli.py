@@ -72,18 +72,27 @@ class SimLauncher:
         return None
 
 
-def judge_builder(clock: Clock, lores_width: int = 320) -> Any:
-    """Builds ``controller.judge.SpinJudge`` with the letter recognizer (taught when stills exist)."""
+def judge_builder(clock: Clock, on_fault: Any = None, lores_width: int = 320) -> Any:
+    """Builds ``controller.judge.SpinJudge`` with the letter recognizer (taught when stills exist).
+
+    Without a working recognizer the judge still times and checks every spin, and each valid spin's
+    letter goes to a judge (``on_fault`` hears why, once).
+    """
     generic: list[Any] = []
 
     def recognizer(enroll_dir: Path | None) -> Any:
-        try:
-            from vision.recognizer import LetterRecognizer
-        except ImportError:
-            return None  # no letter reading: every valid spin goes to a judge
         if not generic:
-            generic.append(LetterRecognizer.default())
+            try:
+                from vision.recognizer import LetterRecognizer
+
+                generic.append(LetterRecognizer.default())
+            except Exception as e:  # noqa: BLE001 - no letter reading: every valid spin goes to a judge
+                generic.append(None)
+                if on_fault is not None:
+                    on_fault(f"letter recognizer not available ({e}); a judge reads every letter")
         base = generic[0]
+        if base is None:
+            return None
         if enroll_dir is None:
             return base
         import cv2
@@ -224,7 +233,7 @@ def build_session(config: Config, data: Path, clock: Clock, speed: float) -> Tab
         config, log, clock, data_dir=data,
         camera=CameraSlot(camera_factory, clock, config.camera.retry_s),
         imu=ImuSlot(imu_factory, clock, config.imu.retry_s),
-        judge_builder=judge_builder(clock),
+        judge_builder=judge_builder(clock, on_fault=lambda text: holder and holder[0]._fault_locked("recognizer", text)),  # noqa: SLF001
         launcher=launcher, indicator=indicator, speaker=speaker, world=world, speed=speed,
     )
     holder.append(session)

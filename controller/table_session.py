@@ -864,8 +864,8 @@ class TableSession:
         player = self.expected_spinner()
         if player is None and self.stage is not Stage.CHOOSING_FIRST:
             return  # everybody is away
-        if self.camera.ok and self._judge is None:
-            return  # the judge is being rebuilt
+        if self.camera.ok and self._judge is None and self._judge_dirty:
+            return  # the judge is about to be rebuilt
         nominee = self._nominees.get(player or "")
         if nominee == "launcher" and self.launcher is not None:
             with contextlib.suppress(CommandError):
@@ -1300,7 +1300,7 @@ class TableSession:
         if not self.camera.ok:
             why = "no camera" if not self.camera.configured else "camera not working"
             parts.append(f"{why}: a judge enters spins by hand")
-        elif self._judge is None and self._judge_builder is None:
+        elif self._judge is None and not self._judge_dirty:
             parts.append("no spin judge: a judge enters spins by hand")
         if not self.imu.ok:
             why = "no IMU" if not self.imu.configured else "IMU not answering"

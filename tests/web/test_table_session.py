@@ -287,3 +287,23 @@ def test_teach_and_calibrate_rebuild_the_judge(tmp_path: Path, clock: FakeClock)
     assert '"Ben": 270.0' in saved
     names = [e.name for e in session.log.events(session.table)]
     assert names.count("note:enroll") == 2 and "note:calibrate" in names
+
+
+def test_a_judge_that_cannot_start_means_manual_entry_not_a_stall(tmp_path: Path, clock: FakeClock) -> None:
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n')
+
+    def broken(setup: object) -> object:
+        raise RuntimeError("letter model missing")
+
+    session._judge_builder = broken  # noqa: SLF001
+    session._judge_dirty = True  # noqa: SLF001
+    world.next_verdicts = [Verdict(True, Letter.HEY)]
+    for _ in range(300):
+        clock.advance(0.1)
+        session.step()
+        if session.snapshot()["spins"]:
+            break
+    snap = session.snapshot()
+    assert snap["banner"].startswith("no spin judge: a judge enters spins by hand")
+    assert snap["spins"] == 1 and snap["last_spin"]["letter"] == "hey"  # the simulated judge entered it
+    assert any("could not start (letter model missing)" in f.message for f in session.faults())
