@@ -227,8 +227,8 @@ class AltTable:
         t = float(rng.uniform(1.2, 2.0))
         for kind in kinds:
             ep = self.add_spin(kind, t)
-            gone = self.take_away(ep, ep.t_release + ep.traj.rest_t + float(rng.uniform(1.0, 2.0)))
-            t = gone + float(rng.uniform(0.6, 1.4))
+            gone = self.take_away(ep, ep.t_release + ep.traj.rest_t + float(rng.uniform(0.8, 1.6)))
+            t = gone + float(rng.uniform(0.5, 1.1))
         return t + 0.3
 
     # -- what the camera sees ---------------------------------------------------------------------
@@ -320,7 +320,8 @@ class AltTable:
         psi = _roll_target(phi, 0.0, 0.0, face, False) + float(rng.normal(0, math.radians(4)))
         pose = Pose(r * math.cos(a), r * math.sin(a), math.pi / 2, phi, psi, 0.0, False)
         pl = self.placement(pose)
-        img = self.renderer.finish(self.renderer.scene_image([pl], [], np.zeros((0, 3))), float(rng.uniform(0, 20)))
+        img = self.renderer.finish(self.renderer.scene_image([pl], [], np.zeros((0, 3))), float(rng.uniform(0, 20)),
+                                   jpeg=True)
         m = self._measure(pl)
         got = self.dreidel.letters[up_face(pose)]
         truth = {"letter": got.value, "rest_px": m["rest_px"], "length_px": m["length_px"],
@@ -373,7 +374,8 @@ def record(
     times = frame_times(table, end)
     imu_meta = {"chip": "altsim-lsm6dsox", "rate_hz": table.imu.rate_hz} if spec.imu else None
     out = Path(out_dir)
-    with RecordingWriter(out, spec.fps, w, h, f"altsim:seed={spec.seed}", imu=imu_meta) as writer:
+    with RecordingWriter(out, spec.fps, w, h, f"altsim:seed={spec.seed}", imu=imu_meta,
+                         jpeg_quality=table.scene.jpeg_quality) as writer:
         for k, t in enumerate(times):
             writer.write_frame(table.frame(float(t)), float(t))
             if progress is not None and k % 60 == 0:

@@ -302,8 +302,11 @@ class AltRenderer:
         self._phase = self._rng.uniform(0, 2 * math.pi, 2)
         self._pad = 48
         self._noise = self._rng.standard_normal((3, h + self._pad, w + self._pad, 3), dtype=np.float32)
+        self._warmth = np.array(scene.warmth, dtype=np.float32)
+        self._base = cv2.GaussianBlur(self.floor.lit * self.vignette * self._warmth, (0, 0), scene.blur_sigma)
+        self._sigma_base = np.sqrt(scene.noise_read**2 + scene.noise_shot * np.maximum(self._base, 0.0))
         self._cache_key: tuple[float, ...] | None = None
-        self._cache_img: np.ndarray | None = None
+        self._cache_img: tuple[np.ndarray, tuple[int, int, int, int] | None] | None = None
         d = dreidel
         tip = np.array(d.body_bgr, dtype=np.float64) * (0.85 if d.finish is Finish.WOOD else 1.0)
         self._cols = (np.array(d.body_bgr, dtype=np.float64), tip, np.array(d.handle_bgr, dtype=np.float64))
@@ -381,19 +384,22 @@ class AltRenderer:
         return mask, (int(xs.min()), int(ys.min()), int(xs.max()) + 1, int(ys.max()) + 1), boxes[:, :, 0], boxes[:, :, 1]
 
     def scene_image(self, placements: list[DreidelPlacement], arms: list[np.ndarray], arm_cols: np.ndarray
-                    ) -> np.ndarray:
+                    ) -> tuple[np.ndarray, tuple[int, int, int, int] | None]:
         """The noise-free picture (float32 BGR) of the dreidel in ``placements`` (poses over the shutter
-        time) and the arm capsules ``arms`` (each C x 7: p0, p1, radius) coloured ``arm_cols`` (C x 3)."""
+        time) and the arm capsules ``arms`` (each C x 7: p0, p1, radius) coloured ``arm_cols`` (C x 3),
+        and the box of pixels that differ from the empty floor (None: none do)."""
         key = tuple(np.concatenate([np.concatenate([p.R.ravel(), p.T]) for p in placements]).round(3)) if (
             placements and not arms) else None
         if key is not None and key == self._cache_key and self._cache_img is not None:
             return self._cache_img
         img = self.floor.lit.copy()
+        box = None
         spheres = [self.bounding_sphere(p) for p in placements]
         caps = np.array(arms, dtype=np.float64) if arms else np.zeros((0, 1, 7))
         found = self._mask(spheres, caps)
         if found is not None:
             mask, (x0, y0, x1, y1), cap_box, shadow_box = found
+            box = (x0, y0, x1, y1)
             d = self.dreidel
             n_d = len(placements)
             dR = np.array([p.R for p in placements], dtype=np.float64) if n_d else np.zeros((0, 3, 3))
@@ -412,23 +418,41 @@ class AltRenderer:
                 np.array(sc.lamp), sc.lamp_r, sc.ambient, spp, int(self._rng.integers(1 << 62)),
             )
         if key is not None:
-            self._cache_key, self._cache_img = key, img
-        return img
+            self._cache_key, self._cache_img = key, (img, box)
+        return img, box
 
-    def finish(self, img: np.ndarray, t: float) -> np.ndarray:
-        """The camera's own effects on a noise-free picture: exposure drift, vignetting, white balance,
-        lens softness, shot and read noise, JPEG compression. Returns BGR uint8."""
+    def finish(self, traced: tuple[np.ndarray, tuple[int, int, int, int] | None], t: float, jpeg: bool = False
+               ) -> np.ndarray:
+        """The camera's own effects on a noise-free picture from :meth:`scene_image`: exposure drift,
+        vignetting, white balance, lens softness, shot and read noise (and, with ``jpeg``, a JPEG round trip;
+        recordings get theirs from the MJPG writer at the scene's quality). Returns BGR uint8."""
         sc = self.scene
-        gain = 1.0 + sc.exposure_amp * (math.sin(2 * math.pi * t / sc.exposure_period_s + self._phase[0])
-                                        + 0.5 * math.sin(2 * math.pi * t / (0.37 * sc.exposure_period_s)
-                                                         + self._phase[1]))
-        out = img * self.vignette * np.array(sc.warmth, dtype=np.float32) * np.float32(gain)
-        out = cv2.GaussianBlur(out, (0, 0), sc.blur_sigma)
-        sigma = np.sqrt(sc.noise_read**2 + sc.noise_shot * np.maximum(out, 0.0))
+        img, box = traced
+        gain = np.float32(1.0 + sc.exposure_amp * (math.sin(2 * math.pi * t / sc.exposure_period_s + self._phase[0])
+                                                   + 0.5 * math.sin(2 * math.pi * t / (0.37 * sc.exposure_period_s)
+                                                                    + self._phase[1])))
+        # the empty floor's share is precomputed; only the traced box is blurred and lit again
+        out = self._base * gain
+        sigma = self._sigma_base
+        if box is not None:
+            m = int(math.ceil(3 * sc.blur_sigma)) + 1
+            x0, y0, x1, y1 = box
+            X0, Y0 = max(x0 - 2 * m, 0), max(y0 - 2 * m, 0)
+            X1, Y1 = min(x1 + 2 * m, sc.width), min(y1 + 2 * m, sc.height)
+            region = img[Y0:Y1, X0:X1] * self.vignette[Y0:Y1, X0:X1] * self._warmth
+            region = cv2.GaussianBlur(region, (0, 0), sc.blur_sigma)
+            ix0, iy0 = max(x0 - m, 0), max(y0 - m, 0)
+            ix1, iy1 = min(x1 + m, sc.width), min(y1 + m, sc.height)
+            inner = region[iy0 - Y0 : iy1 - Y0, ix0 - X0 : ix1 - X0]
+            out[iy0:iy1, ix0:ix1] = inner * gain
+            sigma = sigma.copy()
+            sigma[iy0:iy1, ix0:ix1] = np.sqrt(sc.noise_read**2 + sc.noise_shot * np.maximum(inner, 0.0))
         # a fresh crop of a larger noise field each frame: independent enough, and cheap
         oy, ox = (int(v) for v in self._rng.integers(0, self._pad, 2))
         out += sigma * self._noise[int(self._rng.integers(len(self._noise))), oy : oy + sc.height, ox : ox + sc.width]
         u8 = np.clip(out, 0, 255).astype(np.uint8)
+        if not jpeg:
+            return u8
         ok, buf = cv2.imencode(".jpg", u8, [cv2.IMWRITE_JPEG_QUALITY, sc.jpeg_quality])
         if not ok:
             raise RuntimeError("JPEG encoding failed")

@@ -250,7 +250,10 @@ def trace(
                     ao = 1.0
                     if nd > 0:
                         blocked = 0
-                        for _j in range(3):
+                        # one ray to a random point of the lamp per sample (two when samples are few):
+                        # the samples together make the penumbra
+                        nsh = 1 if spp >= 4 else 2
+                        for _j in range(nsh):
                             state, a1 = _next(state)
                             state, a2 = _next(state)
                             rr = lamp_r * math.sqrt(a1)
@@ -265,7 +268,7 @@ def trace(
                                 t2 = dreidel_hit(px, py, pz, lx, ly, lz, dR[di], dT[di], planes, hz0, hz1, hr, kr)[0]
                                 if t2 > 0:
                                     blocked += 1
-                        sh = 1.0 - blocked / 3.0
+                        sh = 1.0 - blocked / nsh
                         # contact shadow: the felt right under the body sees less of the room
                         cxy = math.sqrt((px - bsph[di, 0]) ** 2 + (py - bsph[di, 1]) ** 2)
                         ao = 1.0 - 0.3 * math.exp(-max(cxy - 0.5 * bsph[di, 3], 0.0) / (0.3 * bsph[di, 3])) * (
