@@ -506,16 +506,16 @@ def _fall_and_rest(
     yq = np.clip(tf / t_yaw, 0.0, 1.0)
     phif = phi0 + d_phi * (1.0 - (1.0 - yq) ** 2)
     uf = thf * np.exp(1j * phif)
-    s = np.clip(tf / t_slide, 0.0, 1.0) if t_slide > 0 else np.ones_like(tf)
-    travel = speed * t_slide * (s - 0.5 * s * s)
+    slide_q = np.clip(tf / t_slide, 0.0, 1.0) if t_slide > 0 else np.ones_like(tf)
+    travel = speed * t_slide * (slide_q - 0.5 * slide_q * slide_q)
     dirn = v_s / speed if speed > 1e-9 else 0j
-    pf = p_f + dirn * travel
+    pf: np.ndarray = p_f + dirn * travel
     # roll: cubic Hermite from (psi_f, w_f) to (psi_end, 0), then a damped rock
-    r = np.clip(tf / t_roll, 0.0, 1.0)
+    roll_q = np.clip(tf / t_roll, 0.0, 1.0)
     m0 = w_f * t_roll / dist if abs(dist) > 1e-9 else 0.0
     m0 = max(0.0, min(m0, 2.8))
-    h = (m0 - 2.0) * r**3 + (3.0 - 2.0 * m0) * r**2 + m0 * r
-    psif = psi_f + dist * h
+    roll_h = (m0 - 2.0) * roll_q**3 + (3.0 - 2.0 * m0) * roll_q**2 + m0 * roll_q
+    psif = psi_f + dist * roll_h
     after = np.clip(tf - t_roll, 0.0, None)
     psif = psif + np.where(tf > t_roll, rock_amp * np.exp(-after / rock_tau) * np.sin(2 * math.pi * rock_f * after), 0.0)
     liftf = np.zeros_like(tf)

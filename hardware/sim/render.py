@@ -570,7 +570,7 @@ class Renderer:
             p1 = (px[2 * j + 1] - [x0, y0]) * 16
             width = widths[j]
             kind = strokes[j][3]
-            col = {0: skin, 1: sleeve, 2: nail}[kind]
+            col = (skin, sleeve, nail)[kind]
             layers = ((1.0, 1.0),) if kind == 2 else ((1.0, 0.62), (0.78, 0.82), (0.5, 1.0), (0.22, 1.12))
             for frac, bright in layers:
                 shift = light_px * width * (1 - frac) * 0.35 * 16
