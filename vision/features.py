@@ -125,7 +125,8 @@ def normalize_glyph(ink: np.ndarray, contrast: float, size: int = GLYPH) -> Glyp
     n = ink.shape[0]
     # Weight the centre: the letter sits on the face, the patch's rim may show felt or a neighbour face.
     r = (np.arange(n) + 0.5) / n * 2 - 1
-    taper = np.clip((1.0 - np.abs(r)) / 0.3, 0.0, 1.0)
+    edge = 1.0 / (1.0 + 2.0 * MARGIN)  # the face's outline, in the same units
+    taper = np.clip((edge - np.abs(r)) / 0.25, 0.0, 1.0)
     w = ink * np.outer(taper, taper)
     m00 = float(w.sum())
     mass = m00 / float(n * n)

@@ -29,7 +29,7 @@ import numpy as np
 
 #: the dreidel's expected length in the picture (DESIGN.md: about 40-150 px); blobs far outside are ignored
 MIN_LENGTH_PX = 22.0
-MAX_LENGTH_PX = 320.0
+MAX_LENGTH_PX = 240.0
 #: segmentation works on a copy no larger than this (longest side), then refines at full resolution
 _WORK_SIDE = 400
 
@@ -160,7 +160,7 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     thr = _threshold(dist, valid)
     fg = ((dist > thr) & valid).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    blob = _pick_blob(fg, scale, tray_small)
+    blob = _pick_blob(fg, scale, _lab(small))
     if blob is None:
         return None
     x, y, bw, bh = blob
@@ -215,11 +215,14 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
                     width_px=pose.width_px)
 
 
-def _pick_blob(fg: np.ndarray, scale: float, tray: np.ndarray | None) -> tuple[int, int, int, int] | None:
-    n, _labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The blob most like a dreidel lying on felt: dreidel-sized, inside the picture, and ringed by
+    one even colour (the felt). A piece of the tray's rim has felt on one side and something else
+    on the other, so its ring is uneven."""
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     h, w = fg.shape
     min_len, max_len = MIN_LENGTH_PX * scale, MAX_LENGTH_PX * scale
-    best: tuple[float, tuple[int, int, int, int]] | None = None
+    found: list[tuple[float, int]] = []
     for i in range(1, n):
         x, y, bw, bh, area = (int(v) for v in stats[i])
         span = math.hypot(bw, bh)
@@ -227,9 +230,19 @@ def _pick_blob(fg: np.ndarray, scale: float, tray: np.ndarray | None) -> tuple[i
             continue
         if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
             continue  # cut by the picture's edge: the tray's rim or something outside
-        if area > 0.6 * bw * bh and max(bw, bh) > 3 * max_len / 4:
-            continue  # a large filled patch (the rim, a hand) rather than a dreidel
-        score = float(area)
+        found.append((float(area), i))
+    best: tuple[float, tuple[int, int, int, int]] | None = None
+    for area, i in sorted(found, reverse=True)[:8]:
+        x, y, bw, bh, _ = (int(v) for v in stats[i])
+        pad = max(3, int(0.3 * max(bw, bh)))
+        x0, y0, x1, y1 = max(0, x - pad), max(0, y - pad), min(w, x + bw + pad), min(h, y + bh + pad)
+        blob = (labels[y0:y1, x0:x1] == i).astype(np.uint8)
+        ring = cv2.dilate(blob, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)).astype(bool) & (fg[y0:y1, x0:x1] == 0)
+        colours = lab[y0:y1, x0:x1][ring]
+        if colours.shape[0] < 8:
+            continue
+        spread = float(np.median(np.linalg.norm(colours - np.median(colours, axis=0), axis=1)))
+        score = area / (1.0 + (spread / 6.0) ** 2)
         if best is None or score > best[0]:
             best = (score, (x, y, bw, bh))
     return None if best is None else best[1]
@@ -312,7 +325,9 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     in_body = (bins >= b0) & (bins <= b1)
     w_lo, w_hi = (float(np.percentile(s[in_body], 2)), float(np.percentile(s[in_body], 98))) if in_body.any() \
         else (-wb / 2, wb / 2)
-    tb0, tb1 = t0 + b0, t0 + b1 + 1
+    # the body's ends meet the tip's base and the handle's collar: keep the face's inner part
+    inset = 0.05 * (b1 + 1 - b0)
+    tb0, tb1 = t0 + b0 + inset, t0 + b1 + 1 - inset
     end_l = t <= t0 + 1.5
     end_r = t >= t0 + length - 2.5
     p_left = (float(xs[end_l].mean()), float(ys[end_l].mean()))
