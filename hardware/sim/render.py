@@ -546,8 +546,13 @@ class Renderer:
         if roi is None:
             return
         x0, y0, x1, y1 = roi
-        layer = frame[y0:y1, x0:x1].copy()
-        mask = np.zeros(layer.shape[:2], np.float32)
+        # Drawn at half resolution: a hand is soft-edged and smoothly shaded anyway, and it is the
+        # biggest thing in the picture (a quarter of the pixels to shade, blur and blend).
+        q = 2
+        hw, hh = (x1 - x0 + q - 1) // q, (y1 - y0 + q - 1) // q
+        layer = cv2.resize(frame[y0:y1, x0:x1], (hw, hh), interpolation=cv2.INTER_AREA)
+        mask = np.zeros((hh, hw), np.float32)
+        sub16 = 16.0 / q
         skin = np.array(motion.look.skin_bgr, float) * self._tint
         sleeve = np.array(motion.look.sleeve_bgr, float) * self._tint
         nail = np.clip(skin * 0.6 + np.array([200.0, 205.0, 225.0]) * 0.4 * self._tint, 0, 255)
@@ -556,24 +561,24 @@ class Renderer:
         order = list(range(2)) + ["palm"] + list(range(2, len(strokes)))  # arm, back of the hand, fingers
         for item in order:
             if item == "palm":
-                pts = (palm_px - [x0, y0]) * 16
+                pts = (palm_px - [x0, y0]) * sub16
                 centre = pts.mean(axis=0)
                 for frac, bright in ((1.0, 0.72), (0.86, 0.8), (0.72, 0.87), (0.58, 0.93), (0.44, 0.99), (0.3, 1.04)):
-                    shrunk = centre + (pts - centre) * frac + light_px * (1 - frac) * 8 * 16
+                    shrunk = centre + (pts - centre) * frac + light_px * (1 - frac) * 8 * sub16
                     c = np.clip(skin * bright, 0, 255)
                     cv2.fillConvexPoly(layer, np.round(shrunk).astype(np.int32), tuple(float(v) for v in c), cv2.LINE_8, 4)
                     if frac == 1.0:
                         cv2.fillConvexPoly(mask, np.round(shrunk).astype(np.int32), 1.0, cv2.LINE_8, 4)
                 continue
             j = int(item)
-            p0 = (px[2 * j] - [x0, y0]) * 16
-            p1 = (px[2 * j + 1] - [x0, y0]) * 16
-            width = widths[j]
+            p0 = (px[2 * j] - [x0, y0]) * sub16
+            p1 = (px[2 * j + 1] - [x0, y0]) * sub16
+            width = widths[j] / q
             kind = strokes[j][3]
             col = (skin, sleeve, nail)[kind]
             layers = ((1.0, 1.0),) if kind == 2 else ((1.0, 0.62), (0.78, 0.82), (0.5, 1.0), (0.22, 1.12))
             for frac, bright in layers:
-                shift = light_px * width * (1 - frac) * 0.35 * 16
+                shift = light_px * width * (1 - frac) * 0.35 * sub16
                 c = np.clip(col * bright, 0, 255)
                 q0 = tuple(int(v) for v in np.round(p0 + shift))
                 q1 = tuple(int(v) for v in np.round(p1 + shift))
@@ -582,8 +587,11 @@ class Renderer:
                 if frac == 1.0:
                     cv2.line(mask, q0, q1, 1.0, thick, cv2.LINE_8, 4)
         # soft edges: skin and cloth are never pixel-sharp at this distance
-        layer = cv2.GaussianBlur(layer, (5, 5), 1.1)
-        alpha = cv2.GaussianBlur(mask, (5, 5), 1.1)
+        layer = cv2.GaussianBlur(layer, (3, 3), 0.6)
+        alpha = cv2.GaussianBlur(mask, (3, 3), 0.6)
+        size = (x1 - x0, y1 - y0)
+        layer = cv2.resize(layer, size, interpolation=cv2.INTER_LINEAR)
+        alpha = cv2.resize(alpha, size, interpolation=cv2.INTER_LINEAR)
         sub = frame[y0:y1, x0:x1]
         frame[y0:y1, x0:x1] = cv2.blendLinear(layer, sub, alpha, 1.0 - alpha)
 
