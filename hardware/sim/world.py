@@ -171,6 +171,8 @@ class SimWorld:
         self.history_s = history_s
         self._last_t = 0.0
         self._lock = threading.RLock()
+        self._launch_lock = threading.Lock()
+        self._pending = False
         self._players = [HandLook.random(self._rng) for _ in range(4)]
 
     # -- time ---------------------------------------------------------------------------------
@@ -194,6 +196,8 @@ class SimWorld:
     def busy(self) -> bool:
         """A spin is scheduled or in progress now (launched and not yet at rest)."""
         with self._lock:
+            if self._pending:
+                return True
             return bool(self._episodes) and self.now() < self._episodes[-1].truth.rest_t
 
     def free_at(self) -> float:
@@ -216,18 +220,32 @@ class SimWorld:
         the table's motorised chuck spins it (no hand in the picture; the dreidel drops into view
         just before the release).
         """
-        with self._lock:
-            t = self.now() if at is None else float(at)
-            if self._episodes:
-                prev = self._episodes[-1]
-                t = max(t, prev.truth.rest_t + 0.3)
-                if prev.t_gone is None:
-                    self._schedule_pickup(prev, t)
-                t = max(t, prev.t_gone or t)
-            chosen = kind if kind is not None else random_kind(self._rng)
-            if by_launcher and chosen is SpinKind.NO_RELEASE:
-                chosen = SpinKind.VALID  # a launcher always spins
-            self._add_episode(chosen, t, letter, by_launcher)
+        # The physics of a spin takes a moment to compute; it runs outside the world's lock so the
+        # camera and IMU keep rendering meanwhile. Launches themselves are taken one at a time.
+        with self._launch_lock:
+            with self._lock:
+                t = self.now() if at is None else float(at)
+                if self._episodes:
+                    prev = self._episodes[-1]
+                    t = max(t, prev.truth.rest_t + 0.3)
+                    if prev.t_gone is None:
+                        self._schedule_pickup(prev, t)
+                    t = max(t, prev.t_gone or t)
+                chosen = kind if kind is not None else random_kind(self._rng)
+                if by_launcher and chosen is SpinKind.NO_RELEASE:
+                    chosen = SpinKind.VALID  # a launcher always spins
+                index = len(self._truths)
+                looks = (self._player(), self._player())
+                self._pending = True
+            try:
+                episode = self._prepare_episode(chosen, t, letter, by_launcher, index, looks)
+            finally:
+                with self._lock:
+                    self._pending = False
+            with self._lock:
+                self._truths.append(episode.truth)
+                self._forget_before(t)
+                self._episodes.append(episode)
 
     def remove(self, at: float | None = None) -> float | None:
         """A hand takes the resting dreidel away (from ``at``, default now). Returns when it is gone."""
@@ -260,13 +278,21 @@ class SimWorld:
         ep.t_gone = hand.t_end
         ep.extra_imu.append(self.imu.bump(hand.contact_t, float(rng.uniform(0.01, 0.03)), rng, 0.2))
 
-    def _add_episode(self, kind: SpinKind, t0: float, letter: Letter | None, by_launcher: bool = False) -> None:
-        index = len(self._truths)
+    def _prepare_episode(
+        self,
+        kind: SpinKind,
+        t0: float,
+        letter: Letter | None,
+        by_launcher: bool,
+        index: int,
+        looks: tuple[HandLook, HandLook],
+    ) -> _Episode:
+        """Everything about one spin, computed from its seed (reads the world, changes nothing)."""
         ep_seed = int(np.random.default_rng([self.seed, 0xE915, index]).integers(1 << 31))
         rng = np.random.default_rng([ep_seed, 1])
         plan = plan_spin(self.style, kind, ep_seed, self.scene.tray_radius_mm, letter)
         traj = simulate_spin(self.style, plan)
-        look = self._player()
+        look, other = looks
         arm = float(rng.uniform(0, 2 * math.pi))
         hold = float(rng.uniform(0.25, 0.5))
         length = self.style.length_mm
@@ -297,7 +323,7 @@ class SimWorld:
                 length * 0.7,
                 touch_abs,
                 plan.touch_dir + math.pi,
-                self._player(),
+                other,
                 rng,
             )
             hands.append(knock)
@@ -314,29 +340,25 @@ class SimWorld:
                 length + float(rng.uniform(30.0, 70.0)),
                 near_abs,
                 plan.touch_dir + math.pi,
-                self._player(),
+                other,
                 rng,
             )
             hands.append(hover)
         rest = traj.rest_pose
         truth, centre = self._truth(index, kind, plan.upside_down, t0, t_release, traj, rest, touch_abs)
         truth = replace(truth, by_launcher=by_launcher, hand_near_t=near_abs)
-        self._truths.append(truth)
-        self._forget_before(t0)
-        self._episodes.append(
-            _Episode(
-                index=index,
-                kind=kind,
-                t_start=deliver.t_start,
-                t_release=t_release,
-                traj=traj,
-                hands=hands,
-                deliver=deliver,
-                truth=truth,
-                imu=imu,
-                by_launcher=by_launcher,
-                body_centre=centre,
-            )
+        return _Episode(
+            index=index,
+            kind=kind,
+            t_start=deliver.t_start,
+            t_release=t_release,
+            traj=traj,
+            hands=hands,
+            deliver=deliver,
+            truth=truth,
+            imu=imu,
+            by_launcher=by_launcher,
+            body_centre=centre,
         )
 
     def _truth(

@@ -130,3 +130,18 @@ def test_a_hand_passing_near_is_not_interference() -> None:
     # and the IMU feels no bump: nothing louder than the spin's own hum near that moment
     a = world.imu_array(truth.hand_near_t - 0.2, truth.hand_near_t + 0.2)
     assert np.abs(a[:, 3] - 1.0).max() < 0.05
+
+
+def test_concurrent_launches_queue_up_one_after_the_other() -> None:
+    import threading
+
+    world = small_world(seed=9)
+    threads = [threading.Thread(target=world.launch, kwargs={"kind": SpinKind.SHORT, "at": 1.0}) for _ in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    truths = world.truths
+    assert [t.index for t in truths] == [0, 1, 2]
+    for a, b in zip(truths, truths[1:], strict=False):
+        assert b.launch_t > a.rest_t  # the next spin waits until the last one has been picked up
