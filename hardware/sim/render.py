@@ -36,6 +36,7 @@ class Scene:
     cx: float
     cy: float
     yaw: float  # camera rotation about the vertical (rad)
+    tilt: tuple[float, float]  # the mount's small lean from straight down, about the picture's x and y (rad)
     tray_round: bool
     tray_radius_mm: float  # radius, or half the side of a square tray
     rim_mm: float
@@ -62,11 +63,21 @@ class Scene:
         radius = float(rng.uniform(150.0, 200.0))
         rim = float(rng.uniform(10.0, 18.0))
         yaw = float(rng.uniform(0, 2 * math.pi))
-        # the whole tray (with its rim) fills 82-96 % of the picture (DESIGN.md: the picture covers it)
-        fill = float(rng.uniform(0.82, 0.96))
+        # a real mount is never exactly level: up to 3 degrees off straight down
+        tilt = (float(rng.normal(0.0, math.radians(1.2))), float(rng.normal(0.0, math.radians(1.2))))
+        tilt = (max(-0.05, min(0.05, tilt[0])), max(-0.05, min(0.05, tilt[1])))
+        # the whole tray (with its rim) fills 82-94 % of the picture (DESIGN.md: the picture covers it)
+        fill = float(rng.uniform(0.82, 0.94))
+        axes = _camera_axes(yaw, tilt)
         half = radius + rim
-        ext = half if round_tray else half * (abs(math.cos(yaw)) + abs(math.sin(yaw)))
-        focal = cam_h * fill * min(width / 2, height / 2) / ext
+        ang = np.linspace(0, 2 * math.pi, 72, endpoint=False)
+        if round_tray:
+            edge = np.stack([half * np.cos(ang), half * np.sin(ang), np.zeros_like(ang)], axis=1)
+        else:
+            k = np.linspace(-half, half, 18)
+            edge = np.array([(x, y, 0.0) for x in (-half, half) for y in k] + [(x, y, 0.0) for y in (-half, half) for x in k])
+        xn, yn = _normalised(edge, axes, cam_h)
+        focal = fill * min((width / 2) / float(np.abs(xn).max()), (height / 2) / float(np.abs(yn).max()))
         felts = ((40, 110, 30), (35, 60, 140), (120, 70, 30), (60, 60, 60), (45, 90, 120), (110, 110, 105), (30, 30, 120))
         felt = np.array(felts[int(rng.integers(len(felts)))], dtype=float) + rng.normal(0, 8, 3)
         rims = ((50, 80, 120), (30, 30, 30), (160, 160, 160), (40, 60, 90))
@@ -82,6 +93,7 @@ class Scene:
             cx=width / 2 + float(rng.normal(0, width * 0.01)),
             cy=height / 2 + float(rng.normal(0, height * 0.01)),
             yaw=yaw,
+            tilt=tilt,
             tray_round=round_tray,
             tray_radius_mm=radius,
             rim_mm=rim,
@@ -99,13 +111,31 @@ class Scene:
         )
 
     # -- geometry ---------------------------------------------------------------------------
+    @property
+    def axes(self) -> np.ndarray:
+        """The camera's picture-right, picture-down and forward directions in the tray's frame (rows)."""
+        return _camera_axes(self.yaw, self.tilt)
+
+    @property
+    def position(self) -> np.ndarray:
+        """Where the lens is (mm): above the tray's centre."""
+        return np.array([0.0, 0.0, self.camera_height_mm])
+
     def project(self, pts: np.ndarray) -> np.ndarray:
         """World points (N x 3, mm; z up from the tray) -> pixel coordinates (N x 2, float)."""
-        c, s = math.cos(self.yaw), math.sin(self.yaw)
-        xc = c * pts[:, 0] - s * pts[:, 1]
-        yc = s * pts[:, 0] + c * pts[:, 1]
-        d = self.camera_height_mm - pts[:, 2]
-        return np.stack([self.cx + self.focal_px * xc / d, self.cy - self.focal_px * yc / d], axis=1)
+        xn, yn = _normalised(pts, self.axes, self.camera_height_mm)
+        return np.stack([self.cx + self.focal_px * xn, self.cy + self.focal_px * yn], axis=1)
+
+    def ground_at(self, u: np.ndarray, v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The tray-plane point (X, Y in mm) seen at pixels (u, v): each pixel's ray met with z = 0."""
+        r, dn, fw = self.axes
+        a = (u - self.cx) / self.focal_px
+        b = (v - self.cy) / self.focal_px
+        dx = r[0] * a + dn[0] * b + fw[0]
+        dy = r[1] * a + dn[1] * b + fw[1]
+        dz = r[2] * a + dn[2] * b + fw[2]
+        lam = -self.camera_height_mm / dz
+        return lam * dx, lam * dy
 
     def px_per_mm(self, z: float = 0.0) -> float:
         """Scale at height ``z`` above the tray."""
@@ -125,6 +155,31 @@ class Scene:
 def _bgr(v: np.ndarray) -> tuple[int, int, int]:
     c = np.clip(np.asarray(v, dtype=float), 0, 255).astype(int)
     return (int(c[0]), int(c[1]), int(c[2]))
+
+
+def _camera_axes(yaw: float, tilt: tuple[float, float]) -> np.ndarray:
+    c, s = math.cos(yaw), math.sin(yaw)
+    right = np.array([c, -s, 0.0])
+    down = np.array([-s, -c, 0.0])
+    forward = np.array([0.0, 0.0, -1.0])
+    # lean the camera: a small rotation about its own right and down axes
+    tx, ty = tilt
+    rot_x = _axis_rotation(right, tx)
+    rot_y = _axis_rotation(down, ty)
+    m = rot_y @ rot_x
+    return np.stack([m @ right, m @ down, m @ forward])
+
+
+def _axis_rotation(axis: np.ndarray, angle: float) -> np.ndarray:
+    k = axis / np.linalg.norm(axis)
+    kx = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.eye(3) + math.sin(angle) * kx + (1 - math.cos(angle)) * (kx @ kx)
+
+
+def _normalised(pts: np.ndarray, axes: np.ndarray, cam_h: float) -> tuple[np.ndarray, np.ndarray]:
+    q = pts - np.array([0.0, 0.0, cam_h])
+    cam = q @ axes.T
+    return cam[:, 0] / cam[:, 2], cam[:, 1] / cam[:, 2]
 
 
 def _mip_chain(tex: np.ndarray) -> list[np.ndarray]:
@@ -151,12 +206,7 @@ def background(scene: Scene) -> np.ndarray:
     rng = np.random.default_rng([scene.seed, 0xBA6])
     h, w = scene.height, scene.width
     vv, uu = np.mgrid[0:h, 0:w].astype(np.float32)
-    H = scene.camera_height_mm
-    xc = (uu - scene.cx) * H / scene.focal_px
-    yc = -(vv - scene.cy) * H / scene.focal_px
-    c, s = math.cos(scene.yaw), math.sin(scene.yaw)
-    X = c * xc + s * yc
-    Y = -s * xc + c * yc
+    X, Y = scene.ground_at(uu, vv)
     R = scene.tray_radius_mm
     dist = np.hypot(X, Y) if scene.tray_round else np.maximum(np.abs(X), np.abs(Y))
     felt = dist <= R
@@ -457,7 +507,7 @@ class Renderer:
         sc = self.scene
         mesh = self.mesh
         px = (sc.project(vw) - [x0, y0]) * SS
-        to_cam = np.array([0.0, 0.0, sc.camera_height_mm]) - mesh.centroid_weights @ vw
+        to_cam = sc.position - mesh.centroid_weights @ vw
         visible = np.einsum("ij,ij->i", nw, to_cam) > 0.0
         dist = np.einsum("ij,ij->i", to_cam, to_cam)
         diffuse = np.clip(nw @ self._light, 0.0, None)
