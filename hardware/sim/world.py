@@ -232,8 +232,8 @@ class SimWorld:
                         self._schedule_pickup(prev, t)
                     t = max(t, prev.t_gone or t)
                 chosen = kind if kind is not None else random_kind(self._rng)
-                if by_launcher and chosen is SpinKind.NO_RELEASE:
-                    chosen = SpinKind.VALID  # a launcher always spins
+                if by_launcher and chosen in (SpinKind.NO_RELEASE, SpinKind.UPSIDE_DOWN):
+                    chosen = SpinKind.VALID  # a launcher's chuck holds the handle and always spins
                 index = len(self._truths)
                 looks = (self._player(), self._player())
                 self._pending = True
