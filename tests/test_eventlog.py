@@ -174,7 +174,9 @@ def test_is_note() -> None:
         max_size=30,
     )
 )
-def test_each_table_stream_is_gapless_and_ordered(tmp_path_factory: pytest.TempPathFactory, ops: list) -> None:
+def test_each_table_stream_is_gapless_and_ordered(
+    tmp_path_factory: pytest.TempPathFactory, ops: list
+) -> None:
     path = tmp_path_factory.mktemp("log") / "log.db"
     with EventLog(path, FakeClock()) as log:
         for table, letter in ops:
@@ -203,7 +205,11 @@ def test_export_prints_rules_events_as_json_lines_without_notes(tmp_path: Path, 
 
     path = tmp_path / "log.db"
     with EventLog(path, clock) as log:
-        log.append("t1", {"event": "open", "players": ["Ann", "Ben"], "stack": 18, "ante": 1, "first": "Ann"}, "judge:1")
+        log.append(
+            "t1",
+            {"event": "open", "players": ["Ann", "Ben"], "stack": 18, "ante": 1, "first": "Ann"},
+            "judge:1",
+        )
         log.append("t1", {"event": "note:judge_login", "judge": "1"}, "judge:1")
         log.append("t1", {"event": "spin", "letter": "gimel"}, "machine", spin_id="s1")
         log.append("t1", {"event": "raise_ante", "by": 1}, "clock")
@@ -236,3 +242,56 @@ def test_export_of_missing_or_foreign_file_exits_2(tmp_path: Path) -> None:
     bad.write_text("hello\n" * 1000)
     code, _, err = _export(str(bad))
     assert code == 2 and "not a Sevivon event log" in err
+
+
+def test_export_is_a_script_that_replay_accepts_and_folds_to_the_logged_state(
+    tmp_path: Path, clock: FakeClock
+) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from controller.cli import main
+    from controller.rules.events import (
+        AdjustStack,
+        Away,
+        Back,
+        OpenTable,
+        RaiseAnte,
+        ReplaceLetter,
+        Spin,
+        VoidSpin,
+        event_to_json,
+        parse_event,
+    )
+    from controller.rules.table import replay, state_to_json
+
+    events = [
+        OpenTable(("Ann", "Ben", "Cy"), stack=6, ante=1, first="Ann"),
+        Spin("gimel"),
+        Spin("shin"),
+        RaiseAnte(by=1),
+        Spin("hey"),
+        Away("Ben"),
+        Spin("nun"),
+        VoidSpin("the dreidel hit a hand"),
+        Spin("shin"),
+        ReplaceLetter("gimel", "misread"),
+        Back("Ben"),
+        AdjustStack("Cy", 1, "miscounted gelt"),
+        Spin("nun"),
+    ]
+    path = tmp_path / "log.db"
+    with EventLog(path, clock) as log:
+        for i, event in enumerate(events):
+            log.append("t1", event_to_json(event), "judge:1" if i % 3 else "machine")
+            log.append("t1", {"event": "note:verdict", "i": i, "valid": True}, "machine", spin_id=f"s{i}")
+            log.append("t2", {"event": "spin", "letter": "nun"}, "machine")  # another table's stream
+        folded = replay(parse_event(e.payload) for e in log.events("t1") if not e.is_note)
+    code, script, err = _export(str(path), "--table", "t1")
+    assert code == 0, err
+    assert len(script.splitlines()) == len(events)
+    result = CliRunner().invoke(main, ["replay", "-", "--json"], input=script)
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout) == state_to_json(folded)
+    assert folded.spins == 5 and folded.corrections == 3  # void, replace and adjust all took effect
