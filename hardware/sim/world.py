@@ -27,6 +27,7 @@ from hardware.sim.physics import (
     WOBBLED_IMMEDIATELY_S,
     Pose,
     SpinKind,
+    SpinPlan,
     SpinTrajectory,
     plan_spin,
     random_kind,
@@ -220,17 +221,12 @@ class SimWorld:
         the table's motorised chuck spins it (no hand in the picture; the dreidel drops into view
         just before the release).
         """
-        # The physics of a spin takes a moment to compute; it runs outside the world's lock so the
-        # camera and IMU keep rendering meanwhile. Launches themselves are taken one at a time.
+        # The physics of a spin takes a moment to compute. It does not depend on when the spin
+        # happens, so it runs first and outside the world's lock (the camera and IMU keep going);
+        # only then is "now" read and the spin put on the timeline, so a fast clock (--sim-speed)
+        # cannot run past the start of a spin while it is being computed. One launch at a time.
         with self._launch_lock:
             with self._lock:
-                t = self.now() if at is None else float(at)
-                if self._episodes:
-                    prev = self._episodes[-1]
-                    t = max(t, prev.truth.rest_t + 0.3)
-                    if prev.t_gone is None:
-                        self._schedule_pickup(prev, t)
-                    t = max(t, prev.t_gone or t)
                 chosen = kind if kind is not None else random_kind(self._rng)
                 if by_launcher and chosen in (SpinKind.NO_RELEASE, SpinKind.UPSIDE_DOWN):
                     chosen = SpinKind.VALID  # a launcher's chuck holds the handle and always spins
@@ -238,14 +234,24 @@ class SimWorld:
                 looks = (self._player(), self._player())
                 self._pending = True
             try:
-                episode = self._prepare_episode(chosen, t, letter, by_launcher, index, looks)
+                ep_seed = int(np.random.default_rng([self.seed, 0xE915, index]).integers(1 << 31))
+                plan = plan_spin(self.style, chosen, ep_seed, self.scene.tray_radius_mm, letter)
+                traj = simulate_spin(self.style, plan)
+                with self._lock:
+                    t = self.now() if at is None else float(at)
+                    if self._episodes:
+                        prev = self._episodes[-1]
+                        t = max(t, prev.truth.rest_t + 0.3)
+                        if prev.t_gone is None:
+                            self._schedule_pickup(prev, t)
+                        t = max(t, prev.t_gone or t)
+                    episode = self._build_episode(chosen, t, by_launcher, index, looks, ep_seed, plan, traj)
+                    self._truths.append(episode.truth)
+                    self._forget_before(t)
+                    self._episodes.append(episode)
             finally:
                 with self._lock:
                     self._pending = False
-            with self._lock:
-                self._truths.append(episode.truth)
-                self._forget_before(t)
-                self._episodes.append(episode)
 
     def remove(self, at: float | None = None) -> float | None:
         """A hand takes the resting dreidel away (from ``at``, default now). Returns when it is gone."""
@@ -278,20 +284,19 @@ class SimWorld:
         ep.t_gone = hand.t_end
         ep.extra_imu.append(self.imu.bump(hand.contact_t, float(rng.uniform(0.01, 0.03)), rng, 0.2))
 
-    def _prepare_episode(
+    def _build_episode(
         self,
         kind: SpinKind,
         t0: float,
-        letter: Letter | None,
         by_launcher: bool,
         index: int,
         looks: tuple[HandLook, HandLook],
+        ep_seed: int,
+        plan: SpinPlan,
+        traj: SpinTrajectory,
     ) -> _Episode:
-        """Everything about one spin, computed from its seed (reads the world, changes nothing)."""
-        ep_seed = int(np.random.default_rng([self.seed, 0xE915, index]).integers(1 << 31))
+        """Put a computed spin on the timeline from ``t0``: its hands, IMU signal and truth."""
         rng = np.random.default_rng([ep_seed, 1])
-        plan = plan_spin(self.style, kind, ep_seed, self.scene.tray_radius_mm, letter)
-        traj = simulate_spin(self.style, plan)
         look, other = looks
         arm = float(rng.uniform(0, 2 * math.pi))
         hold = float(rng.uniform(0.25, 0.5))
