@@ -144,8 +144,10 @@ def score(tally: Tally, name: str, truth: list[dict[str, Any]], verdicts: list[d
                 tally.mistakes.append(f"{name}: spin {i} ({tr['kind']}) rest {v['rest_t']} vs {tr['rest_t']:.3f}")
 
 
-def judge_one(args: tuple[str, bool, bool]) -> tuple[str, bool, bool, list[dict[str, Any]], list[bool], float, int]:
-    rec, use_imu, use_enroll = args
+def judge_one(
+    args: tuple[str, bool, bool, bool],
+) -> tuple[str, bool, bool, list[dict[str, Any]], list[bool], float, int]:
+    rec, use_imu, use_enroll, letters = args
     import cv2
 
     cv2.setNumThreads(1)
@@ -153,7 +155,7 @@ def judge_one(args: tuple[str, bool, bool]) -> tuple[str, bool, bool, list[dict[
     t0 = time.process_time()
     if enroll is not None:
         enroll.mkdir(exist_ok=True)
-    verdicts, facts = analyze_recording(rec, use_imu=use_imu, enroll_dir=enroll)
+    verdicts, facts = analyze_recording(rec, use_imu=use_imu, enroll_dir=enroll, use_recognizer=letters)
     cpu = time.process_time() - t0
     return rec, use_imu, use_enroll, [v.to_json() for v in verdicts], [v.needs_judge for v in verdicts], cpu, facts["frames"]
 
@@ -172,6 +174,7 @@ def main() -> None:
     ap.add_argument("--rec", type=Path, nargs="*", default=None, help="judge these recordings instead")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--modes", type=str, default="imu+enroll,imu,camera+enroll,camera")
+    ap.add_argument("--no-letters", action="store_true", help="skip letter reading (timing only)")
     ap.add_argument("--verbose", action="store_true", help="list every mistake")
     args = ap.parse_args()
     if args.rec:
@@ -191,7 +194,7 @@ def main() -> None:
         "camera": (False, False),
     }
     wanted = [m.strip() for m in args.modes.split(",")]
-    jobs = [(r, *modes[m]) for r in recs for m in wanted]
+    jobs = [(r, *modes[m], not args.no_letters) for r in recs for m in wanted]
     tallies = {m: Tally() for m in wanted}
     cpu_total, frames_total, video_s = 0.0, 0, 0.0
     with ProcessPoolExecutor(args.jobs) as ex:

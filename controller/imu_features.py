@@ -384,6 +384,7 @@ def hinge_onset(ts: np.ndarray, x: np.ndarray, min_rise: float, max_points: int 
 
 def smooth(x: np.ndarray, n: int) -> np.ndarray:
     """Centred moving average over ``n`` points (edges use the points available)."""
+    n = min(n, x.size)
     if n <= 1 or x.size == 0:
         return x.astype(np.float64)
     k = np.ones(n) / n

@@ -42,7 +42,7 @@ import numpy as np
 
 from controller.clock import Clock
 from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, draw_timeline
-from controller.imu_features import ImuFeatureExtractor, rise_onset, smooth
+from controller.imu_features import ImuFeatureExtractor, smooth
 from controller.rules.letters import Letter
 from hardware.camera import Frame
 from hardware.imu import ImuBatch, ImuSample
@@ -160,6 +160,8 @@ class JudgeSettings:
     dreidel's baseline for the display (the release shakes it); ``onset_skip_s``: the start ignored
     when looking back for the wobble onset (the hand or the release knock). ``lost_s``: how long a dreidel may be out of sight before
     the spin ends without it. ``max_spin_s``: a spin still running after this goes to a judge.
+    ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
+    how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
     """
 
     min_stable_s: float = 3.0
@@ -173,6 +175,11 @@ class JudgeSettings:
     lying_min_elongation: float = 1.45
     needs_judge_below: float = 0.4
     timing_sigma_s: float = 0.08
+    circle_window_s: float = 0.35
+    hand_lag_s: float = 0.08
+    circle_level: float = 0.06
+    circle_hold_s: float = 0.2
+    circle_gap_s: float = 0.2
 
 
 @dataclass
@@ -185,6 +192,9 @@ class _Spin:
     wobble: list[float] = field(default_factory=list)
     elong: list[float] = field(default_factory=list)
     circling: list[float] = field(default_factory=list)
+    xs: list[float] = field(default_factory=list)
+    ys: list[float] = field(default_factory=list)
+    areas: list[float] = field(default_factory=list)
     present: list[bool] = field(default_factory=list)
     interference: InterferenceWatch | None = None
     last_seen_t: float = 0.0
@@ -364,12 +374,16 @@ class SpinJudge:
             if self._absent_since is None:
                 self._absent_since = frame.t
             if frame.t - self._absent_since > 0.15:
+                # the dreidel has been taken away: the tray is empty again
                 self._after_rest = False
+                self._last_rest = None
                 self.tracker.reset_track()
                 self.observer.reset()
             return
         if not obs.present:
             self._candidate_t = None
+            if not obs.hand:
+                self._last_rest = None
             self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, frame.t, events)
             if not obs.hand and frame.t - self._last_empty_full_t > 2.0 and not tr.hands:
                 # keep the full-resolution empty tray fresh for the letter reader
@@ -439,7 +453,8 @@ class SpinJudge:
         if v_end - v_min < 1e-6:
             return seen_t - 0.5 / max(self._fps_est, 1.0)
         still = np.flatnonzero(v <= v_min + 0.2 * (v_end - v_min))
-        t_release = float(tv[still[-1]]) if still.size else seen_t
+        # fingers open before the hand starts to move away: the release is a moment before the hand moves
+        t_release = float(tv[still[-1]]) - self.settings.hand_lag_s if still.size else seen_t
         return min(max(t_release, seen_t - 0.6), seen_t)
 
     def _start_spin(self, release_t: float, events: list[JudgeEvent]) -> _Spin:
@@ -470,6 +485,9 @@ class SpinJudge:
             spin.wobble.append(obs.wobble)
             spin.elong.append(obs.elongation)
             spin.circling.append(obs.circling)
+            spin.xs.append(obs.x if obs.x is not None else math.nan)
+            spin.ys.append(obs.y if obs.y is not None else math.nan)
+            spin.areas.append(obs.area)
             spin.present.append(True)
             if self.observer.wobble_baseline is None and frame.t - spin.release_t > s.settle_s + 0.3:
                 early = [w for t, w in zip(spin.t_obs, spin.wobble, strict=True) if t >= spin.release_t + s.settle_s]
@@ -533,15 +551,64 @@ class SpinJudge:
         return float(ts[i])
 
     def _wobble_onset(self, spin: _Spin, fall_t: float) -> tuple[float | None, np.ndarray, np.ndarray]:
+        """The wobble onset seen by the camera, and the wobble-measure series for the evidence.
+
+        A sleeping top stands still; once it wobbles it precesses and its centroid circles around the
+        tip with a radius that grows with the tilt. The circling radius is measured against a centred
+        moving average of the path (``circle_window_s``), relative to the body's size; the onset is the
+        first moment from which it stays above ``circle_level`` for ``circle_hold_s``.
+        """
         s = self.settings
         ts = np.asarray(spin.t_obs)
         wb = np.asarray(spin.wobble)
         keep = (ts >= spin.release_t + s.onset_skip_s) & (ts <= fall_t)
-        tw, ww = ts[keep], wb[keep]
+        tw = ts[keep]
         if tw.size < 8:
             return None, ts, wb
-        onset = rise_onset(tw, ww, min_rise=0.12, smooth_n=max(3, int(round(self._fps_est * 0.06))))
+        x = np.asarray(spin.xs)[keep]
+        y = np.asarray(spin.ys)[keep]
+        area = np.asarray(spin.areas)[keep]
+        size = math.sqrt(max(float(np.median(area[: max(5, area.size // 3)])), 1.0))
+        n = max(3, int(round(s.circle_window_s * self._fps_est)))
+        radius = np.hypot(x - smooth(x, n), y - smooth(y, n))
+        level = smooth(radius, max(3, int(round(0.08 * self._fps_est)))) / size
+        above = level > s.circle_level
+        hold = max(2, int(round(s.circle_hold_s * self._fps_est)))
+        onset = self._final_run_start(above, tw, gap=max(2, int(round(s.circle_gap_s * self._fps_est))))
+        if onset is None:
+            # no sustained rise into the fall: the earliest run that lasts ``hold`` frames
+            run = 0
+            for i in range(above.size):
+                if not above[i]:
+                    run = 0
+                    continue
+                run += 1
+                if run >= hold or i == above.size - 1:
+                    onset = float(tw[i - run + 1])
+                    break
         return onset, ts, wb
+
+    @staticmethod
+    def _final_run_start(above: np.ndarray, ts: np.ndarray, gap: int) -> float | None:
+        """Start of the run above the level that lasts into the fall, ignoring dips shorter than ``gap``.
+
+        A wobble grows until the dreidel falls, so the onset is where the final rise began; an earlier
+        blip (a shadow, a passing hand) that dies down again is not it.
+        """
+        i = above.size - 1
+        while i > 0 and not above[i] and above.size - 1 - i < gap:
+            i -= 1
+        if i < 0 or not above[i]:
+            return None
+        start, dip = i, 0
+        for j in range(i, -1, -1):
+            if above[j]:
+                start, dip = j, 0
+            else:
+                dip += 1
+                if dip >= gap:
+                    break
+        return float(ts[start])
 
     def _imu_usable(self, t0: float, t1: float) -> bool:
         return self.imu_enabled and self.imu.samples_seen > 0 and self.imu.covers(t0, t1)
@@ -561,14 +628,14 @@ class SpinJudge:
                 release_t = imp.t
                 imu_used = True
             imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
-            if imu_onset is not None and (vis_onset is None or abs(imu_onset - vis_onset) < 0.6):
-                vis_onset = imu_onset if vis_onset is None else 0.5 * (imu_onset + vis_onset)
+            if imu_onset is not None:
+                # the hum turning into chatter is the sharper witness; the camera's estimate is averaged
+                # in when the two agree
+                if vis_onset is not None and abs(imu_onset - vis_onset) < 0.3:
+                    vis_onset = 0.5 * (imu_onset + vis_onset)
+                else:
+                    vis_onset = imu_onset
                 imu_used = True
-            if not lost and rest_t is not None:
-                landing, quiet = self.imu.landing(fall_t - 0.3, end_t + 0.3)
-                if quiet is not None and abs(quiet - rest_t) < 0.4:
-                    rest_t = 0.5 * (rest_t + quiet)
-                    imu_used = True
         wobble_t = vis_onset if vis_onset is not None and vis_onset < fall_t else None
         interf = spin.interference.finish(end_t) if spin.interference is not None else None
         if interf is not None and interf.t <= (wobble_t if wobble_t is not None else fall_t):

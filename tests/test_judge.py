@@ -75,7 +75,7 @@ def test_valid_spin_camera_only() -> None:
     assert v.valid and v.reasons == () and not v.needs_judge
     assert v.letter is Letter.GIMEL and reader.calls == 1
     assert v.release_t is not None and abs(v.release_t - VALID.release_t) < 0.1
-    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.3
+    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
     assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
     phases = [e.phase for e in events if isinstance(e, PhaseChange)]
     assert phases[:2] == [TablePhase.READY, TablePhase.HAND]
@@ -90,7 +90,7 @@ def test_valid_spin_with_imu_is_sharper() -> None:
     v = verdicts[0]
     assert v.valid and v.imu_used
     assert v.release_t is not None and abs(v.release_t - VALID.release_t) < 0.02
-    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.12
+    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.25
 
 
 def test_short_spin() -> None:

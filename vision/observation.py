@@ -80,7 +80,7 @@ class ObservationBuilder:
         upright_max_elongation: float = 1.35,
         lying_min_elongation: float = 1.45,
         still_motion: float = 1.2,
-        still_speed: float = 0.25,
+        still_speed: float = 0.3,
         fall_speed: float = 2.5,
     ) -> None:
         self.window_s = window_s
@@ -183,10 +183,10 @@ class ObservationBuilder:
         return obs
 
     def _speed(self, t: float, x: float, y: float) -> float:
-        """Centroid speed (px/s) over the last ~0.1 s (a single frame step is too noisy)."""
+        """Centroid speed (px/s) over the last ~0.25 s (the outline of a still body flickers by a pixel)."""
         ref = None
         for h in reversed(self._hist):
-            if t - h[0] >= 0.1:
+            if t - h[0] >= 0.25:
                 ref = h
                 break
         if ref is None:

@@ -183,11 +183,12 @@ class SceneRenderer:
         return 45.0 * min(1.0, (t - sp.touch_t) / 0.2)
 
     def _hands(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
-        if sp.hand_release and sp.release_t - 0.9 <= t < sp.release_t + 0.5:
-            if t < sp.release_t:
+        if sp.hand_release and sp.release_t - 0.9 <= t < sp.release_t + 0.58:
+            # the fingers open at the release; the hand starts to move away a moment later
+            if t < sp.release_t + 0.08:
                 palm = (sp.x + 10, sp.y + 12)
             else:
-                u = (t - sp.release_t) / 0.5
+                u = (t - sp.release_t - 0.08) / 0.5
                 palm = (sp.x + 10 + u * 400, sp.y + 12 + u * 60)
             _hand(img, palm, self.style)
         if sp.touch_t is not None and sp.touch_t - 0.5 <= t < sp.touch_t + 0.4:
