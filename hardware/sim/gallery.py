@@ -145,7 +145,7 @@ def write_docs(out_dir: str | Path) -> list[Path]:
     """The pictures in docs/sim/: a spin's phases, zoomed strips, letters of three styles, an IMU trace."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = write_gallery(out, 7, SpinKind.VALID, "wood", sheet=True)
+    paths = write_gallery(out, 0, SpinKind.VALID, "big_wood", sheet=True)
     paths += write_gallery(out, 3, SpinKind.HAND_TOUCH, None, sheet=True)
     sheets = {
         "wobble_fall_rest.png": zoom_sheet(8, SpinKind.SHORT, None, 1.1, 0.08),

@@ -555,7 +555,7 @@ class Renderer:
         g = hp.grip
         knuck = f + a * (58 + 8 * g) * sc + up * (22 - 8 * g)
         wrist = f + a * (140 + 10 * g) * sc + up * (34 - 6 * g)
-        elbow = wrist + a * 290 * sc + up * 150
+        elbow = wrist + a * 290 * sc + up * 60
         cuff = wrist + (elbow - wrist) * 0.5
         strokes: list[tuple[np.ndarray, np.ndarray, float, int]] = [
             (cuff, elbow + (elbow - wrist) * 0.8, 100.0 * sc, 1),
@@ -583,6 +583,11 @@ class Renderer:
         thumb_mid = thumb0 + (thumb_tip - thumb0) * 0.55 + b * 10 * sc
         strokes.append((thumb0, thumb_mid, 24.0 * sc, 0))
         strokes.append((thumb_mid, thumb_tip, 19.0 * sc, 0))
+        # players keep their arms below the camera rig: nothing comes closer than 20 cm to the lens
+        ceiling = self.scene.camera_height_mm - 200.0
+        strokes = [(np.minimum(p0, [np.inf, np.inf, ceiling]), np.minimum(p1, [np.inf, np.inf, ceiling]), w, k)
+                   for p0, p1, w, k in strokes]
+        palm[:, 2] = np.minimum(palm[:, 2], ceiling)
         return strokes, palm
 
     def _draw_hand(self, frame: np.ndarray, motion: HandMotion, hp: HandPose) -> None:
