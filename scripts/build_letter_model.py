@@ -30,7 +30,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.rules.letters import Letter  # noqa: E402
 from vision.features import describe_rotations, glyph_from_face  # noqa: E402
-from vision.letter_synth import DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
+from vision.letter_synth import (  # noqa: E402
+    HELD_OUT_FAMILIES,
+    DreidelStyle,
+    font_family,
+    hebrew_fonts,
+    render_still,
+)
 from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     DEFAULT_MODEL,
@@ -43,9 +49,6 @@ from vision.recognizer import (  # noqa: E402
     orientation_prior,
     tta_logits,
 )
-
-#: font families never used for training: they calibrate the model for fonts it has not seen
-HELD_OUT_FAMILIES = ("Nachlieli", "FreeSerif", "Yehuda", "StamSefarad", "NotoSansHebrew", "Shofar")
 
 
 def orientation_label(truth_tip: tuple[float, float], truth_handle: tuple[float, float], quad: np.ndarray) -> int:

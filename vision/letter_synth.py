@@ -28,6 +28,9 @@ from PIL import Image, ImageDraw, ImageFont
 
 from controller.rules.letters import Letter
 
+#: font families never used to train the generic model: they calibrate it, and benchmark it, on unseen fonts
+HELD_OUT_FAMILIES = ("Nachlieli", "FreeSerif", "Yehuda", "StamSefarad", "NotoSansHebrew", "Shofar")
+
 #: Code points that no Hebrew font draws as a real glyph; used to spot fonts that only draw ".notdef".
 _PROBE_MISSING = "\uffff"
 
