@@ -179,6 +179,7 @@ def _verdict_json(v: VerdictView) -> dict[str, Any]:
         "stable_s": None if v.stable_s is None else round(v.stable_s, 2),
         "confidence": round(v.confidence, 3),
         "needs_judge": v.needs_judge,
+        "release_t": None if v.release_t is None else round(v.release_t, 3),
     }
 
 
@@ -885,6 +886,13 @@ class TableSession:
             return truths[index] if 0 <= index < len(truths) else None
         return truths[-1]
 
+    def _truth_near(self, release_t: float | None) -> Any | None:
+        """The twin's spin whose release is nearest ``release_t`` (the latest spin when unknown)."""
+        truths = list(getattr(self.world, "truths", []) or [])
+        if not truths or release_t is None:
+            return truths[-1] if truths else None
+        return min(truths, key=lambda t: abs(float(getattr(t, "release_t", 0.0)) - float(release_t)))
+
     @staticmethod
     def _truth_bearing(truth: Any) -> float | None:
         """The twin's tip angle (counter-clockwise from +x, up = 90) as a seat bearing (clockwise from up)."""
@@ -895,7 +903,7 @@ class TableSession:
         """The simulated judge looks at the dreidel (the twin's ground truth) and decides."""
         a = self._awaiting
         assert a is not None
-        truth = self._truth()
+        truth = self._truth_near(a.verdict.get("release_t"))
         try:
             if a.purpose == "first":
                 bearing = self._truth_bearing(truth)
