@@ -61,12 +61,24 @@
     const ls = s.last_spin;
     const recent = (s.recent || [])[0];
     line.textContent = "";
+    const a = s.awaiting_judge;
+    if (a && s.phase === "judge_needed") {
+      L.className = "letter " + (a.letter || "invalid");
+      L.textContent = a.letter ? a.hebrew + "?" : "?";
+      line.appendChild(el("b", "", a.player || "Opening spin"));
+      line.appendChild(document.createTextNode(": a judge checks this spin"));
+      if (a.stable_s !== null && a.stable_s !== undefined)
+        line.appendChild(document.createTextNode(" (stable " + a.stable_s.toFixed(2) + " s)"));
+      return;
+    }
     if (recent && recent.event === "invalid_spin" && (!ls || recent.spin_id !== ls.spin_id) && s.phase !== "finished") {
       L.className = "letter invalid";
       L.textContent = "re-spin";
       line.appendChild(el("b", "", recent.player || ""));
       line.appendChild(document.createTextNode(": " + (recent.reason_text || recent.reason || "invalid spin")));
-      if (recent.stable_s !== null && recent.stable_s !== undefined)
+      if ((recent.actor || "").startsWith("judge:"))
+        line.appendChild(document.createTextNode(" (the judge's call)"));
+      else if (recent.stable_s !== null && recent.stable_s !== undefined)
         line.appendChild(document.createTextNode(" (stable " + recent.stable_s.toFixed(2) + " s)"));
       return;
     }
