@@ -346,11 +346,18 @@ def _survivor(
     for s in range(n_seats):
         if alive[s] and stacks[s] > best:
             best = stacks[s]
+    # Everyone below the largest stack is out at once; the tied largest stacks spin off, and whoever does
+    # not have the best letter of a round is out at that moment (as controller.rules.table plays it).
     n_tied = 0
     for s in range(n_seats):
-        if alive[s] and stacks[s] == best:
-            tied[n_tied] = s
-            n_tied += 1
+        if alive[s]:
+            if stacks[s] == best:
+                tied[n_tied] = s
+                n_tied += 1
+            else:
+                pot += stacks[s]
+                stacks[s] = 0
+                alive[s] = False
     while n_tied > 1:
         top = np.int64(0)
         for i in range(n_tied):
@@ -362,16 +369,15 @@ def _survivor(
                 top = rank[i]
         k = 0
         for i in range(n_tied):
+            s = tied[i]
             if rank[i] == top:
-                tied[k] = tied[i]
+                tied[k] = s
                 k += 1
+            else:
+                pot += stacks[s]
+                stacks[s] = 0
+                alive[s] = False
         n_tied = k
-    survivor = tied[0]
-    for s in range(n_seats):
-        if alive[s] and s != survivor:
-            pot += stacks[s]
-            stacks[s] = 0
-            alive[s] = False
     return pot, 1, st, bits, left, pos
 
 
