@@ -23,19 +23,20 @@ def phase_frames(
     world = SimWorld(seed=seed, style=style, width=size[0], height=size[1])
     world.launch(kind, at=1.0)
     truth = world.truths[0]
-    ep = world._episodes[0]
-    traj = ep.traj
     rel = truth.release_t
+    key = world.timeline(0)
+    fall, land = float(key["fall"] or rel), float(key["land"] or rel)
     times: dict[str, float] = {"empty": 0.5, "hand": rel - 0.2}
     if kind is not SpinKind.NO_RELEASE:
         times["sleeping"] = rel + min(1.0, 0.5 * truth.stable_s) if truth.stable_s > 0.6 else rel + 0.05
         if truth.wobble_t is not None and truth.touch_t is None:
-            times["wobbling"] = rel + 0.5 * (truth.wobble_t - rel + traj.fall_t)
-        times["falling"] = rel + 0.5 * (traj.fall_t + traj.land_t)
+            times["wobbling"] = 0.5 * (truth.wobble_t + fall)
+        times["falling"] = 0.5 * (fall + land)
     times["at_rest"] = truth.rest_t + 0.3
-    gone = world.remove(at=truth.rest_t + 1.0)
-    if ep.pickup is not None and gone is not None:
-        times["pickup"] = ep.pickup.contact_t
+    world.remove(at=truth.rest_t + 1.0)
+    pickup = world.timeline(0)["pickup"]
+    if pickup is not None:
+        times["pickup"] = pickup
     return {name: world.frame_at(t) for name, t in times.items()}
 
 

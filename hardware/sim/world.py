@@ -264,6 +264,31 @@ class SimWorld:
                 self._schedule_pickup(prev, max(t, prev.truth.rest_t + 0.2))
             return prev.t_gone
 
+    def timeline(self, index: int) -> dict[str, float | None]:
+        """Key instants of spin ``index`` (world seconds): launch, release, wobble, fall (the edge touches),
+        land (first impact), rest, pickup (the hand grabs it; None until removed) and gone.
+        Only spins still in the world's history have one; ``KeyError`` otherwise."""
+        with self._lock:
+            for e in self._episodes:
+                if e.index == index:
+                    rel = e.t_release
+                    return {
+                        "launch": e.truth.launch_t,
+                        "release": rel,
+                        "wobble": e.truth.wobble_t,
+                        "fall": rel + e.traj.fall_t,
+                        "land": rel + e.traj.land_t,
+                        "rest": e.truth.rest_t,
+                        "pickup": None if e.pickup is None else e.pickup.contact_t,
+                        "gone": e.t_gone,
+                    }
+        raise KeyError(f"spin {index} is not in the world's history (launched: {len(self._truths)})")
+
+    def hands_in_picture(self, t: float) -> int:
+        """How many hands are over the table at ``t``."""
+        with self._lock:
+            return len(self._hands_at(t))
+
     def _player(self) -> HandLook:
         return self._players[int(self._rng.integers(len(self._players)))]
 

@@ -117,7 +117,7 @@ def test_the_launcher_spins_without_a_hand() -> None:
     assert truth.by_launcher and truth.kind is SpinKind.VALID  # a launcher cannot "place" a dreidel
     assert world.dreidel_pose(truth.release_t - 0.5) is None
     assert world.dreidel_pose(truth.release_t - 0.1) is not None
-    assert all(not world._hands_at(t) for t in np.arange(truth.launch_t, truth.rest_t, 0.1))
+    assert all(not world.hands_in_picture(t) for t in np.arange(truth.launch_t, truth.rest_t, 0.1))
 
 
 def test_a_hand_passing_near_is_not_interference() -> None:
@@ -125,7 +125,7 @@ def test_a_hand_passing_near_is_not_interference() -> None:
     world.launch(SpinKind.HAND_NEAR, at=1.0)
     truth = world.truths[0]
     assert truth.hand_near_t is not None and truth.release_t < truth.hand_near_t < truth.rest_t
-    assert world._hands_at(truth.hand_near_t)  # the hand is in the picture
+    assert world.hands_in_picture(truth.hand_near_t)  # the hand is in the picture
     assert truth.valid and "interference" not in truth.reasons
     # and the IMU feels no bump: nothing louder than the spin's own hum near that moment
     a = world.imu_array(truth.hand_near_t - 0.2, truth.hand_near_t + 0.2)
