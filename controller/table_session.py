@@ -7,6 +7,11 @@ One :class:`TableSession` runs one physical (or simulated) table all day::
                                                                                         LED, buzzer, speech
     judge console and buttons ----------------------> commands --^
 
+The session is split by capability: this module keeps the loop, the log, the verdicts and what the web
+reads; :mod:`controller.table_commands` holds the judge's commands, :mod:`controller.sim_people` the
+simulated players and judge of the digital-twin table, and :mod:`controller.table_model` the shared
+vocabulary (``Stage``, ``CommandError``, ``Awaiting``, ``Fault``, ``Calibration``, ``JudgeSetup``).
+
 Decisions, where the issue leaves room:
 
 - **The log first.** Every change is checked against the rules engine, appended to the event log
@@ -45,9 +50,8 @@ import sys
 import threading
 import traceback
 from collections import deque
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
-from enum import StrEnum
+from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -55,19 +59,16 @@ from controller.anteclock import AnteClock
 from controller.clock import Clock
 from controller.config import Config
 from controller.devices import CameraSlot, ImuSlot
-from controller.eventlog import EventLog, LoggedEvent, check_actor
+from controller.event_words import describe_event
+from controller.eventlog import EventLog, LoggedEvent
 from controller.evidence_store import EvidenceStore
 from controller.fairness import FairnessReport, fairness_by_dreidel
 from controller.rules.errors import RuleError
 from controller.rules.events import (
-    AdjustStack,
-    Away,
-    Back,
     Event,
     InvalidSpin,
     OpenTable,
     RaiseAnte,
-    ReplaceLetter,
     SetFirst,
     Spin,
     SpinOff,
@@ -77,7 +78,21 @@ from controller.rules.events import (
 )
 from controller.rules.letters import Letter
 from controller.rules.table import TableConfig, TableState, apply, state_to_json
+from controller.sim_people import SimulatedPeople
 from controller.speech import Speaker
+from controller.table_commands import TableCommands
+from controller.table_model import (
+    BUSY_PHASES,
+    Awaiting,
+    Calibration,
+    CommandError,
+    Fault,
+    JudgeBuilder,
+    JudgeSetup,
+    Stage,
+    even_seat_bearings,
+    verdict_json,
+)
 from controller.table_ports import (
     IndicatorPort,
     JudgePort,
@@ -89,201 +104,9 @@ from controller.table_ports import (
 )
 from web.sse import SseBroker
 
+
 #: phases during which no new spin may start
-_BUSY_PHASES = ("spinning", "wobbling", "falling", "release", "released")
-
-
-class CommandError(ValueError):
-    """A judge's command that cannot be done now; the message says why. Nothing was changed."""
-
-
-class Stage(StrEnum):
-    """What the table is waiting for."""
-
-    CHOOSING_FIRST = "choosing_first"
-    PLAYING = "playing"
-    SPIN_OFF = "spin_off"
-    FINISHED = "finished"
-
-
-@dataclass(frozen=True)
-class JudgeSetup:
-    """What a new spin judge is built with."""
-
-    imu: bool
-    enroll_dir: Path | None
-    tray: tuple[float, float, float] | None
-    #: (width, height) of the camera's pictures, when known
-    frame_size: tuple[int, int] | None = None
-
-
-#: builds a spin judge for a setup
-JudgeBuilder = Callable[[JudgeSetup], JudgePort]
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A device problem (or its recovery) for the judge page."""
-
-    t: float
-    device: str
-    message: str
-    recovered: bool
-
-    def to_json(self) -> dict[str, object]:
-        """For ``/api/state``'s ``faults``."""
-        return {"t": self.t, "device": self.device, "message": self.message, "recovered": self.recovered}
-
-
-@dataclass(frozen=True)
-class Awaiting:
-    """A verdict waiting for a judge."""
-
-    spin_id: str
-    player: str | None
-    spun_by: str | None
-    purpose: str  # "spin", "first" (an opening spin) or "spin_off"
-    verdict: dict[str, Any]
-    since: float  # monotonic
-
-    def to_json(self) -> dict[str, object]:
-        """For ``/api/state``'s ``awaiting_judge``."""
-        return {"spin_id": self.spin_id, "player": self.player, "spun_by": self.spun_by,
-                "purpose": self.purpose, **self.verdict}
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """Where the tray is in the picture and which way each seat lies from its centre."""
-
-    tray: tuple[float, float, float] | None  # cx, cy, r in pixels
-    seats: Mapping[str, float]  # player -> bearing in degrees (0 = top of the picture, clockwise)
-
-    def to_json(self) -> dict[str, object]:
-        """As stored in ``calibration.json``."""
-        return {"tray": list(self.tray) if self.tray else None, "seats": dict(self.seats)}
-
-
-def even_seat_bearings(players: tuple[str, ...]) -> dict[str, float]:
-    """Seats spaced evenly clockwise from the top of the picture (the simulated table's layout)."""
-    return {p: round(360.0 * i / len(players), 1) for i, p in enumerate(players)}
-
-
-def _verdict_json(v: VerdictView) -> dict[str, Any]:
-    return {
-        "letter": v.letter.value if v.letter else None,
-        "hebrew": v.letter.hebrew if v.letter else None,
-        "valid": v.valid,
-        "reasons": list(v.reasons),
-        "reason_text": reason_text(v.reasons) if v.reasons else "",
-        "stable_s": None if v.stable_s is None else round(v.stable_s, 2),
-        "confidence": round(v.confidence, 3),
-        "needs_judge": v.needs_judge,
-        "release_t": None if v.release_t is None else round(v.release_t, 3),
-    }
-
-
-def _clean_text(value: object, what: str, max_len: int = 200) -> str:
-    text = str(value if value is not None else "").strip()
-    if not text:
-        raise CommandError(f"{what} is required")
-    if len(text) > max_len:
-        raise CommandError(f"{what} is too long (at most {max_len} characters)")
-    return text
-
-
-def _int(value: object, what: str) -> int:
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        if isinstance(value, int):
-            return value
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        raise CommandError(f"{what} must be a whole number, not {value!r}") from None
-
-
-def _float(value: object, what: str) -> float:
-    try:
-        if isinstance(value, bool):
-            raise ValueError
-        x = float(str(value).strip())
-    except (TypeError, ValueError):
-        raise CommandError(f"{what} must be a number, not {value!r}") from None
-    if x != x or x in (float("inf"), float("-inf")):
-        raise CommandError(f"{what} must be a finite number")
-    return x
-
-
-def _letter(value: object) -> Letter:
-    try:
-        return Letter.parse(str(value or ""))
-    except ValueError as e:
-        raise CommandError(str(e)) from None
-
-
-def describe_event(p: Mapping[str, Any]) -> str:
-    """One logged event in words, for the judge's log of who did what."""
-    name = str(p.get("event", ""))
-    who = p.get("player")
-    by = f" (spun by {p['spun_by']})" if p.get("spun_by") else ""
-    match name:
-        case "open":
-            return f"table opened: {', '.join(p.get('players', []))}; stack {p.get('stack')}, ante {p.get('ante')}"
-        case "spin":
-            return f"{who or 'spinner'} spun {p.get('letter')}{by}"
-        case "invalid_spin":
-            return f"{who or 'spinner'} re-spins: {reason_text(str(p.get('reason', '')).split(','))}"
-        case "raise_ante":
-            return f"ante raised to {p['to']}" if p.get("to") is not None else f"ante raised by {p.get('by')}"
-        case "away" | "back":
-            return f"{who} is {name}"
-        case "spin_off":
-            letters = p.get("letters") or {}
-            return "spin-off round: " + ", ".join(f"{k} {v}" for k, v in letters.items())
-        case "void_spin":
-            return f"last spin voided: {p.get('reason')}"
-        case "replace_letter":
-            return f"last spin re-settled as {p.get('letter')}: {p.get('reason')}"
-        case "adjust_stack":
-            return f"{who} stack {int(p.get('delta', 0)):+d}: {p.get('reason')}"
-        case "set_first":
-            return f"{who} spins first"
-        case "note:verdict":
-            v = p.get("verdict") or {}
-            if v.get("manual"):
-                return f"{who or 'spinner'}: {v.get('letter')} entered by hand"
-            letter = v.get("letter") or "letter unreadable"
-            stable = f", stable {v['stable_s']} s" if v.get("stable_s") is not None else ""
-            verdict = "judge needed" if p.get("needs_judge") else ("valid" if v.get("valid") else "invalid")
-            why = f" ({v['reason_text']})" if v.get("reason_text") else ""
-            return f"machine: {who or 'opening spin'} — {letter}{stable}, {verdict}{why}"
-        case "note:resolved":
-            return f"judge decided: {p.get('decision')} {p.get('letter') or p.get('player') or p.get('reason') or ''}".strip()
-        case "note:spin_off_letter":
-            return f"spin-off: {who} spun {p.get('letter')}"
-        case "note:clock":
-            return f"ante clock {p.get('action')}"
-        case "note:fault":
-            return f"{'recovered' if p.get('recovered') else 'FAULT'} {p.get('device')}: {p.get('message')}"
-        case "note:login":
-            return f"judge login {'ok' if p.get('ok') else 'FAILED'} from {p.get('addr')}"
-        case "note:nominate":
-            return f"{p.get('spun_by') or who} spins for {who}" if p.get("spun_by") else f"{who} spins themselves"
-        case "note:launch":
-            return f"launcher started for {who or 'the opening spin'}"
-        case "note:dreidel":
-            return f"dreidel in use: {p.get('dreidel')}"
-        case "note:enroll":
-            return f"recognizer taught: {p.get('letter')} ({p.get('file')})"
-        case "note:calibrate":
-            return "tray and seat directions calibrated"
-        case "note:respin":
-            return f"{who or 'spinner'} spins again: {p.get('reason')}"
-    return name
-
-
-class TableSession:
+class TableSession(TableCommands, SimulatedPeople):
     """One table, live. Thread-safe: the loop thread and web request threads share one lock."""
 
     def __init__(
@@ -642,7 +465,7 @@ class TableSession:
     def _step(self) -> bool:
         self.camera.poll()
         self.imu.poll()
-        if self._judge_dirty and self._spin_phase not in _BUSY_PHASES:
+        if self._judge_dirty and self._spin_phase not in BUSY_PHASES:
             self._rebuild_judge()
         events: list[Any] = []
         frame = self.camera.read()
@@ -714,7 +537,7 @@ class TableSession:
         self._launched = None
         self._manual_spin = None
         self._store_evidence(spin_id, v)
-        summary = {"spin_id": spin_id, "player": player, "spun_by": spun_by, "verdict": _verdict_json(v),
+        summary = {"spin_id": spin_id, "player": player, "spun_by": spun_by, "verdict": verdict_json(v),
                    "dreidel": self.dreidel}
         if stage is Stage.FINISHED or self._awaiting is not None:
             # A spin nobody asked for (after the win, or while a judge decides another): keep the evidence.
@@ -792,7 +615,7 @@ class TableSession:
 
     def _wait_for_judge(self, spin_id: str, player: str | None, spun_by: str | None, purpose: str,
                         v: VerdictView, summary: dict[str, Any]) -> None:
-        self._awaiting = Awaiting(spin_id, player, spun_by, purpose, _verdict_json(v), self.clock.monotonic())
+        self._awaiting = Awaiting(spin_id, player, spun_by, purpose, verdict_json(v), self.clock.monotonic())
         self._note("verdict", {**summary, "purpose": purpose, "needs_judge": True}, "machine", spin_id)
         self._show_led("judge_needed")
         self._say("Judge needed.")
@@ -804,7 +627,7 @@ class TableSession:
         if seat is None:
             reason = "tip direction not read" if self.calibration.seats else "seat directions not calibrated"
             v2 = replace(v, needs_judge=True, reasons=v.reasons + ("tip_unread",))
-            summary = {**summary, "verdict": {**_verdict_json(v2), "reason_text": reason}}
+            summary = {**summary, "verdict": {**verdict_json(v2), "reason_text": reason}}
             self._wait_for_judge(spin_id, None, None, "first", v2, summary)
             return
         self._note("verdict", {**summary, "purpose": "first", "needs_judge": False, "bearing": round(bearing, 1)},
@@ -839,462 +662,6 @@ class TableSession:
         if not re.fullmatch(r"[A-Za-z0-9_.-]+", spin_id) or not folder.is_dir():
             return []
         return sorted(p.name for p in folder.iterdir() if p.is_file())
-
-    # ------------------------------------------------------------------------------- the simulated table
-
-    def _simulated_people(self) -> None:
-        """Simulated players spin when it is their turn; a simulated judge settles what waits for a judge."""
-        world = self.world
-        sim = self.config.sim
-        now = self.clock.monotonic()
-        if self.stage is Stage.FINISHED:
-            if sim.new_table_after_s > 0 and self._finished_at is not None and now - self._finished_at >= sim.new_table_after_s:
-                self._new_table("machine")
-            return
-        if self._awaiting is not None:
-            if sim.judge_delay_s > 0 and now - self._awaiting.since >= sim.judge_delay_s:
-                self._sim_judge_decides()
-            return
-        if self._manual_spin is not None:
-            self._sim_judge_enters_manual(now)
-            return
-        if not sim.autoplay or bool(getattr(world, "busy", False)):
-            return
-        if now - self._last_settled < sim.pause_s:
-            return
-        player = self.expected_spinner()
-        if player is None and self.stage is not Stage.CHOOSING_FIRST:
-            return  # everybody is away
-        if self.camera.ok and self._judge is None and self._judge_dirty:
-            return  # the judge is about to be rebuilt
-        nominee = self._nominees.get(player or "")
-        if nominee == "launcher" and self.launcher is not None:
-            with contextlib.suppress(CommandError):
-                self.launch(f"player:{player}")
-            return
-        index = len(list(getattr(world, "truths", []) or []))
-        world.launch()
-        self._launched = (player, nominee, now)
-        self._manual_spin = (player, nominee, now, index)
-        self._last_settled = now
-
-    def _truth(self, index: int | None = None) -> Any | None:
-        truths = list(getattr(self.world, "truths", []) or [])
-        if not truths:
-            return None
-        if index is not None:
-            return truths[index] if 0 <= index < len(truths) else None
-        return truths[-1]
-
-    def _truth_near(self, release_t: float | None) -> Any | None:
-        """The twin's spin whose release is nearest ``release_t`` (the latest spin when unknown)."""
-        truths = list(getattr(self.world, "truths", []) or [])
-        if not truths or release_t is None:
-            return truths[-1] if truths else None
-        return min(truths, key=lambda t: abs(float(getattr(t, "release_t", 0.0)) - float(release_t)))
-
-    @staticmethod
-    def _truth_bearing(truth: Any) -> float | None:
-        """The twin's tip angle (counter-clockwise from +x, up = 90) as a seat bearing (clockwise from up)."""
-        angle = getattr(truth, "tip_angle_deg", None) if truth is not None else None
-        return None if angle is None else (90.0 - float(angle)) % 360.0
-
-    def _sim_judge_decides(self) -> None:
-        """The simulated judge looks at the dreidel (the twin's ground truth) and decides."""
-        a = self._awaiting
-        assert a is not None
-        truth = self._truth_near(a.verdict.get("release_t"))
-        try:
-            if a.purpose == "first":
-                bearing = self._truth_bearing(truth)
-                seat = self._seat_for(bearing) if bearing is not None else None
-                in_play = [p.name for p in self.state.players if p.in_play] if self.state else []
-                self.command("first", {"player": seat or (in_play[0] if in_play else "")}, "judge:sim")
-                return
-            valid = bool(getattr(truth, "valid", False)) if truth is not None else False
-            letter = getattr(truth, "letter", None) if truth is not None else None
-            if valid and letter:
-                self.command("confirm", {"spin_id": a.spin_id, "letter": str(getattr(letter, "value", letter))},
-                             "judge:sim")
-            else:
-                reasons = list(getattr(truth, "reasons", []) or ["judge"]) if truth is not None else ["judge"]
-                self.command("reject", {"spin_id": a.spin_id, "reason": ",".join(reasons)}, "judge:sim")
-        except CommandError as e:
-            self._record_fault("sim", f"simulated judge could not decide {a.spin_id}: {e}", False)
-            self._awaiting = None
-
-    def _sim_judge_enters_manual(self, now: float) -> None:
-        """Without a camera the simulated judge watches the spin and enters it by hand."""
-        assert self._manual_spin is not None
-        player, nominee, started, index = self._manual_spin
-        truth = self._truth(index)
-        rest = getattr(truth, "rest_t", None) if truth is not None else None
-        delay = self.config.sim.judge_delay_s or 1.0
-        if truth is None or rest is None:
-            if now - started > 60.0:  # the twin never produced the spin: try again
-                self._manual_spin = None
-            return
-        machine = self.camera.ok and self._judge is not None
-        # With a working judge the machine gets its chance first; a judge only steps in for a missed spin.
-        wait = max(delay, 5.0) + 5.0 if machine else min(delay, 3.0)
-        if now < float(rest) + wait or bool(getattr(self.world, "busy", False)):
-            return
-        self._manual_spin = None
-        self._launched = None
-        if machine:
-            self._record_fault("judge", f"the spin judge gave no verdict for {player or 'the opening spin'}'s spin; "
-                                        "the simulated judge entered it", False)
-        try:
-            if self.stage is Stage.CHOOSING_FIRST:
-                bearing = self._truth_bearing(truth)
-                seat = self._seat_for(bearing) if bearing is not None else None
-                if seat is None and self.state is not None:
-                    seat = self.state.players[0].name
-                self.command("first", {"player": seat}, "judge:sim")
-            elif bool(getattr(truth, "valid", False)) and getattr(truth, "letter", None):
-                letter = truth.letter
-                self.command("spin", {"letter": str(getattr(letter, "value", letter)), "spun_by": nominee or ""},
-                             "judge:sim")
-            else:
-                self.command("respin", {"reason": ",".join(getattr(truth, "reasons", []) or ["judge"])}, "judge:sim")
-        except CommandError as e:
-            self._record_fault("sim", f"simulated judge could not enter the spin: {e}", False)
-
-    # ------------------------------------------------------------------------------- commands
-
-    def launch(self, actor: str) -> str:
-        """Run the launcher for the player whose turn it is (spin button, assistive switch or console)."""
-        with self._lock:
-            if self.launcher is None:
-                raise CommandError("this table has no launcher")
-            if self._awaiting is not None:
-                raise CommandError("a verdict is waiting for a judge; decide it before the next spin")
-            stage = self.stage
-            player = self.expected_spinner()
-            if stage is Stage.FINISHED:
-                raise CommandError("the table is finished")
-            if player is None and stage is not Stage.CHOOSING_FIRST:
-                raise CommandError("nobody may spin now (every player still in is away)")
-            if self._spin_phase in _BUSY_PHASES or self.launcher.busy:
-                raise CommandError("a spin is already under way")
-            problem = self.launcher.launch()
-            if problem:
-                self._record_fault("launcher", problem, False)
-                raise CommandError(f"the launcher did not spin: {problem}")
-            now = self.clock.monotonic()
-            self._launched = (player, "launcher", now)
-            if self.world is not None:  # the simulated judge watches every simulated spin
-                self._manual_spin = (player, "launcher", now, len(list(getattr(self.world, "truths", []) or [])) - 1)
-            self._note("launch", {"player": player}, check_actor(actor))
-            self._last_settled = now
-            self._changed()
-            self._publish()
-            return f"the launcher spins for {player or 'the opening spin'}"
-
-    def command(self, action: str, params: Mapping[str, Any], actor: str) -> str:
-        """Do a judge's (or player's) command. Returns what was done; raises :class:`CommandError`."""
-        try:
-            check_actor(actor)
-        except Exception as e:  # noqa: BLE001 - an unknown actor is a bad request
-            raise CommandError(str(e)) from None
-        handler = getattr(self, f"_cmd_{action}", None)
-        if handler is None:
-            raise CommandError(f"unknown action {action!r}; known: {', '.join(sorted(self.actions()))}")
-        with self._lock:
-            result = str(handler(params, actor))
-            self._publish()
-            return result
-
-    @classmethod
-    def actions(cls) -> list[str]:
-        """The names of every command."""
-        return [name[len("_cmd_"):] for name in dir(cls) if name.startswith("_cmd_")]
-
-    def _player(self, params: Mapping[str, Any], key: str = "player") -> str:
-        name = _clean_text(params.get(key), key, 40)
-        if self.state is None or name not in self.state.names():
-            seated = ", ".join(self.state.names()) if self.state else "nobody"
-            raise CommandError(f"{name!r} is not seated at this table (players: {seated})")
-        return name
-
-    def _resolve_awaiting(self, spin_id: str | None) -> Awaiting | None:
-        a = self._awaiting
-        if spin_id and (a is None or a.spin_id != spin_id):
-            raise CommandError(f"spin {spin_id} is not waiting for a judge")
-        return a
-
-    def _cmd_spin(self, params: Mapping[str, Any], actor: str) -> str:
-        """Enter a spin by hand (manual mode), or settle the waiting verdict with this letter."""
-        letter = _letter(params.get("letter"))
-        if self._awaiting is not None:
-            return self._cmd_confirm({"spin_id": self._awaiting.spin_id, "letter": letter.value}, actor)
-        if self.stage is Stage.CHOOSING_FIRST:
-            raise CommandError("choose the first spinner before entering a spin")
-        player = self.expected_spinner()
-        if "player" in params and params.get("player"):
-            named = self._player(params)
-            if named != player:
-                raise CommandError(f"it is {player}'s turn, not {named}'s")
-        if player is None:
-            raise CommandError("nobody may spin now")
-        spun_by = str(params.get("spun_by") or "").strip() or self._spun_by_for(player)
-        spin_id = self._next_spin_id()
-        self._note("verdict", {"spin_id": spin_id, "player": player, "spun_by": spun_by, "purpose": "manual",
-                               "needs_judge": False, "dreidel": self.dreidel,
-                               "verdict": {"letter": letter.value, "valid": True, "reasons": [], "manual": True}},
-                   actor, spin_id)
-        self._launched = None
-        self._manual_spin = None
-        self._ignore_before = self.clock.monotonic()
-        self._settle_letter(spin_id, player, spun_by, letter, actor)
-        return f"{player}: {letter.value} entered"
-
-    def _cmd_respin(self, params: Mapping[str, Any], actor: str) -> str:
-        """A judge calls a spin invalid: the same spinner spins again."""
-        reason = _clean_text(params.get("reason"), "reason")
-        if self._awaiting is not None:
-            return self._cmd_reject({"spin_id": self._awaiting.spin_id, "reason": reason}, actor)
-        player = self.expected_spinner()
-        self._ignore_before = self.clock.monotonic()
-        if self.stage in (Stage.CHOOSING_FIRST, Stage.SPIN_OFF):
-            self._launched = None
-            self._manual_spin = None
-            self._last_settled = self.clock.monotonic()
-            self._note("respin", {"player": player, "reason": reason}, actor)
-            self._changed()
-            return "spin again"
-        if player is None:
-            raise CommandError("nobody may spin now")
-        self._launched = None
-        self._manual_spin = None
-        self._commit(InvalidSpin(reason=reason, player=player), actor)
-        self._say(f"{player}, spin again.")
-        return f"{player} spins again"
-
-    def _cmd_confirm(self, params: Mapping[str, Any], actor: str) -> str:
-        """Settle the verdict waiting for a judge, with the machine's letter or another."""
-        a = self._resolve_awaiting(str(params.get("spin_id") or "") or None)
-        if a is None:
-            raise CommandError("no verdict is waiting for a judge")
-        if a.purpose == "first":
-            raise CommandError("this was an opening spin: choose the first spinner (action 'first')")
-        raw = params.get("letter") or a.verdict.get("letter")
-        if not raw:
-            raise CommandError("the machine could not read the letter: say which letter is up")
-        letter = _letter(raw)
-        self._awaiting = None
-        try:
-            self._settle_letter(a.spin_id, a.player, a.spun_by, letter, actor)
-        except CommandError:
-            self._awaiting = a
-            raise
-        self._note("resolved", {"decision": "confirm", "letter": letter.value}, actor, a.spin_id)
-        return f"{a.player}: {letter.value} confirmed"
-
-    def _cmd_reject(self, params: Mapping[str, Any], actor: str) -> str:
-        """The waiting verdict does not count: the same spinner spins again."""
-        a = self._resolve_awaiting(str(params.get("spin_id") or "") or None)
-        if a is None:
-            raise CommandError("no verdict is waiting for a judge")
-        reason = _clean_text(params.get("reason"), "reason")
-        self._awaiting = None
-        if a.purpose == "spin":
-            try:
-                self._commit(InvalidSpin(reason=reason, player=a.player, spin_id=a.spin_id), actor, a.spin_id)
-            except CommandError:
-                self._awaiting = a
-                raise
-        else:
-            self._note("resolved", {"decision": "reject", "reason": reason}, actor, a.spin_id)
-            self._changed()
-        self._last_settled = self.clock.monotonic()
-        self._say(f"{a.player or 'Spinner'}, spin again.")
-        return f"{a.player or 'the opening spin'}: spin again ({reason})"
-
-    def _cmd_void(self, params: Mapping[str, Any], actor: str) -> str:
-        """Void the most recent settled spin; the same spinner re-spins."""
-        reason = _clean_text(params.get("reason"), "reason")
-        last = self.state.last_spin if self.state else None
-        self._commit(VoidSpin(reason=reason), actor, last.spin_id if last else None)
-        self._say("The last spin is void.")
-        return f"spin of {last.player if last else '?'} voided"
-
-    def _cmd_replace(self, params: Mapping[str, Any], actor: str) -> str:
-        """Re-settle the most recent spin with another letter."""
-        letter = _letter(params.get("letter"))
-        reason = _clean_text(params.get("reason"), "reason")
-        last = self.state.last_spin if self.state else None
-        self._commit(ReplaceLetter(letter=letter, reason=reason), actor, last.spin_id if last else None)
-        return f"last spin now {letter.value}"
-
-    def _cmd_away(self, params: Mapping[str, Any], actor: str) -> str:
-        player = self._player(params)
-        self._commit(Away(player), actor)
-        return f"{player} is away"
-
-    def _cmd_back(self, params: Mapping[str, Any], actor: str) -> str:
-        player = self._player(params)
-        self._commit(Back(player), actor)
-        return f"{player} is back"
-
-    def _cmd_raise_ante(self, params: Mapping[str, Any], actor: str) -> str:
-        to = params.get("to")
-        by = params.get("by")
-        if (to in (None, "")) == (by in (None, "")):
-            raise CommandError('give exactly one of "to" (the new ante) or "by" (the step)')
-        event = RaiseAnte(to=_int(to, "to")) if to not in (None, "") else RaiseAnte(by=_int(by, "by"))
-        new = self._commit(event, actor)
-        return f"the ante becomes {new.ante_after_turn} when the turn passes"
-
-    def _cmd_clock(self, params: Mapping[str, Any], actor: str) -> str:
-        """Pause or resume the ante clock."""
-        what = str(params.get("do") or params.get("action") or "").strip().lower()
-        if what == "pause":
-            if not self.ante_clock.pause():
-                raise CommandError("the ante clock is not running")
-        elif what == "resume":
-            if not self.ante_clock.resume():
-                raise CommandError("the ante clock is not paused")
-        else:
-            raise CommandError('say "pause" or "resume"')
-        self._note("clock", {"action": what, "remaining_s": self.ante_clock.remaining_s()}, actor)
-        self._changed()
-        return f"ante clock {what}d"
-
-    def _cmd_spin_off(self, params: Mapping[str, Any], actor: str) -> str:
-        """Settle a spin-off round by hand: one letter per tied player."""
-        state = self.state
-        if state is None or state.spin_off is None:
-            raise CommandError("no spin-off is pending")
-        raw = params.get("letters")
-        if isinstance(raw, Mapping):
-            letters = {str(k): _letter(v) for k, v in raw.items() if str(v).strip()}
-        else:
-            letters = {p: _letter(params.get(f"letter_{p}")) for p in state.spin_off if params.get(f"letter_{p}")}
-        missing = [p for p in state.spin_off if p not in letters]
-        if missing:
-            raise CommandError(f"give a letter for every tied player: missing {', '.join(missing)}")
-        self._awaiting = None
-        self._commit(SpinOff(letters=letters), actor)
-        return "spin-off round settled"
-
-    def _cmd_adjust_stack(self, params: Mapping[str, Any], actor: str) -> str:
-        player = self._player(params)
-        delta = _int(params.get("delta"), "delta")
-        if delta == 0:
-            raise CommandError("delta must not be 0")
-        reason = _clean_text(params.get("reason"), "reason")
-        self._commit(AdjustStack(player=player, delta=delta, reason=reason), actor)
-        return f"{player} {delta:+d}"
-
-    def _cmd_first(self, params: Mapping[str, Any], actor: str) -> str:
-        """A judge picks the first spinner."""
-        player = self._player(params)
-        a = self._awaiting
-        spin_id = a.spin_id if a is not None and a.purpose == "first" else None
-        self._commit(SetFirst(player), actor, spin_id)
-        if spin_id:
-            self._awaiting = None
-            self._note("resolved", {"decision": "first", "player": player}, actor, spin_id)
-        self._manual_spin = None
-        self._launched = None
-        self._last_settled = self.clock.monotonic()
-        self._say(f"{player} spins first.")
-        return f"{player} spins first"
-
-    def _cmd_nominate(self, params: Mapping[str, Any], actor: str) -> str:
-        """A player names the launcher or a person to spin for them ("" to spin themselves again)."""
-        player = self._player(params)
-        who = str(params.get("spun_by") or "").strip()
-        if len(who) > 40:
-            raise CommandError("spun_by is too long (at most 40 characters)")
-        if who == player:
-            who = ""
-        if who:
-            self._nominees[player] = who
-        else:
-            self._nominees.pop(player, None)
-        self._note("nominate", {"player": player, "spun_by": who}, actor)
-        self._changed()
-        return f"{who} spins for {player}" if who else f"{player} spins themselves"
-
-    def _cmd_launch(self, params: Mapping[str, Any], actor: str) -> str:
-        return self.launch(actor)
-
-    def _cmd_dreidel(self, params: Mapping[str, Any], actor: str) -> str:
-        """Say which dreidel is in use (for the fairness statistics)."""
-        name = _clean_text(params.get("dreidel"), "dreidel", 40)
-        self.dreidel = name
-        self._note("dreidel", {"dreidel": name}, actor)
-        self._changed()
-        return f"dreidel {name} in use"
-
-    def _cmd_new_table(self, params: Mapping[str, Any], actor: str) -> str:
-        """Open the next table once this one has a winner."""
-        if self.state is not None and not self.state.finished:
-            raise CommandError("this table is still playing; it needs a winner first")
-        return self._new_table(actor)
-
-    def _new_table(self, actor: str) -> str:
-        ids = self._table_ids()
-        n = len(ids) + 1
-        name = f"{self.config.table.name}-{n}"
-        self._open_table(name)
-        return f"table {name} opened"
-
-    def _cmd_reconnect(self, params: Mapping[str, Any], actor: str) -> str:
-        """Try the camera and the IMU again now."""
-        self.camera.retry_now()
-        self.imu.retry_now()
-        return "retrying the devices"
-
-    def _cmd_enroll(self, params: Mapping[str, Any], actor: str) -> str:
-        """Teach the recognizer: save the live picture as a labelled still of this dreidel."""
-        letter = _letter(params.get("letter"))
-        frame = self.camera.last_frame
-        if frame is None or not self.camera.ok:
-            raise CommandError("no live camera picture to learn from")
-        import cv2
-
-        self.enroll_dir.mkdir(parents=True, exist_ok=True)
-        n = len(list(self.enroll_dir.glob(f"{letter.value}_*.png"))) + 1
-        path = self.enroll_dir / f"{letter.value}_{n}.png"
-        if not cv2.imwrite(str(path), frame.image):
-            raise CommandError(f"could not write {path}")
-        self._note("enroll", {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}, actor)
-        self._judge_dirty = True
-        return f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
-
-    def _cmd_calibrate(self, params: Mapping[str, Any], actor: str) -> str:
-        """Set the tray circle (pixels) and/or seat bearings (degrees, 0 = top, clockwise)."""
-        tray = self.calibration.tray
-        if any(params.get(k) not in (None, "") for k in ("tray_cx", "tray_cy", "tray_r")):
-            cx, cy, r = (_float(params.get(k), k) for k in ("tray_cx", "tray_cy", "tray_r"))
-            if r <= 0:
-                raise CommandError("tray_r must be positive")
-            frame = self.camera.last_frame
-            if frame is not None:
-                h, w = frame.image.shape[:2]
-                if not (0 <= cx < w and 0 <= cy < h):
-                    raise CommandError(f"the tray centre must lie in the {w}x{h} picture")
-            tray = (cx, cy, r)
-        seats = dict(self.calibration.seats)
-        raw = params.get("seats")
-        if isinstance(raw, Mapping):
-            items = list(raw.items())
-        else:
-            items = [(k[len("seat_"):], v) for k, v in params.items() if k.startswith("seat_") and str(v).strip()]
-        for name, value in items:
-            if self.state is None or name not in self.state.names():
-                raise CommandError(f"{name!r} is not seated at this table")
-            seats[name] = _float(value, f"bearing of {name}") % 360.0
-        self.calibration = Calibration(tray, seats)
-        path = self.data_dir / "calibration.json"
-        path.write_text(json.dumps(self.calibration.to_json(), indent=1), encoding="utf-8")
-        self._note("calibrate", self.calibration.to_json(), actor)
-        self._judge_dirty = True
-        self._changed()
-        return "calibration saved"
 
     # ------------------------------------------------------------------------------- what the web reads
 

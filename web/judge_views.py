@@ -7,8 +7,8 @@ from typing import Any
 
 from flask import Blueprint, Response, jsonify, redirect, render_template, request, session
 
+from controller.event_words import describe_event
 from controller.rules.letters import Letter
-from controller.table_session import describe_event
 from web.guard import csrf_ok, csrf_token, current_judge, ext, now, table
 
 judge = Blueprint("judge", __name__)

@@ -68,7 +68,7 @@ def test_phase_of() -> None:
 
 
 def test_every_event_reads_as_words() -> None:
-    from controller.table_session import describe_event
+    from controller.event_words import describe_event
 
     cases = {
         "Ann spun gimel (spun by launcher)": {"event": "spin", "letter": "gimel", "player": "Ann", "spun_by": "launcher"},
