@@ -145,8 +145,9 @@ def analyze_recording(
     fast = _frames_fast(reader)
 
     def feed_imu_until(t: float) -> None:
+        # the IMU is fed in chunks of a tenth of a second, as a live driver's FIFO reads arrive
         nonlocal imu_pos
-        if imu is None:
+        if imu is None or (imu_pos < imu.shape[0] and imu[imu_pos, 0] > t - 0.1 and t != float("inf")):
             return
         end = int(np.searchsorted(imu[:, 0], t, side="right"))
         if end > imu_pos:

@@ -102,6 +102,7 @@ class ImuFeatureExtractor:
         self._tail = np.zeros((0, 6))
         self._floor_cache: float | None = None
         self._windows_since_floor = 0
+        self._dt: float | None = None  # the sample spacing, measured on the first batch
         self.samples_seen = 0
 
     # -- streaming input -------------------------------------------------------------------------
@@ -157,7 +158,9 @@ class ImuFeatureExtractor:
         vals = arr[:, 1:7]
         if self._mean is None or self._tail.shape[0] == 0:
             self._tail = np.repeat(vals[:1], 1, axis=0)
-        dt = float(np.median(np.diff(arr[:, 0]))) if arr.shape[0] > 1 else self.hop_s / 4
+        if self._dt is None and arr.shape[0] > 1:
+            self._dt = float(np.median(np.diff(arr[:, 0])))
+        dt = self._dt if self._dt is not None else self.hop_s / 4
         n = max(2, int(round(self.highpass_s / max(dt, 1e-5))))
         joined = np.vstack([self._tail, vals])
         cs = np.vstack([np.zeros((1, 6)), np.cumsum(joined, axis=0)])

@@ -161,6 +161,7 @@ class BackgroundModel:
         self.tray: TrayRegion | None = None
         self.noise: float = 4.0
         self.gain: float = 1.0
+        self._gain_count = 0
         self._sample_idx: tuple[np.ndarray, np.ndarray] | None = None
 
     @property
@@ -228,19 +229,29 @@ class BackgroundModel:
         if self._bg is not None:
             self.tray = tray
 
-    def difference(self, small_bgr: np.ndarray) -> np.ndarray:
-        """Per-pixel change from the empty tray (uint8: the largest change over B, G, R), after the global gain."""
+    def difference(self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None) -> np.ndarray:
+        """Per-pixel change from the empty tray (uint8: the largest change over B, G, R), after the global gain.
+
+        ``roi`` = (x0, y0, x1, y1) limits the work to a window (the result is that window's size).
+        """
         if self._bg is None or self._bg_u8 is None or self._sample_idx is None:
             raise BackgroundError("the background has not been learned yet")
-        ys, xs = self._sample_idx
-        f = small_bgr[ys, xs].astype(np.float32).sum(axis=1)
-        b = self._bg[ys, xs].sum(axis=1)
-        ratio = f / np.maximum(b, 1.0)
-        # the median ignores the few sampled pixels covered by a dreidel or a hand
-        gain = float(np.median(ratio))
-        self.gain = gain if 0.5 < gain < 2.0 else 1.0
-        ref = self._bg_u8 if abs(self.gain - 1.0) < 0.01 else cv2.convertScaleAbs(self._bg, alpha=self.gain)
-        diff = cv2.absdiff(small_bgr, ref)
+        self._gain_count += 1
+        if self._gain_count % 3 == 1:
+            # exposure drifts slowly: measuring the gain on every third frame is enough
+            ys, xs = self._sample_idx
+            f = small_bgr[ys, xs].astype(np.float32).sum(axis=1)
+            b = self._bg[ys, xs].sum(axis=1)
+            ratio = f / np.maximum(b, 1.0)
+            # the median ignores the few sampled pixels covered by a dreidel or a hand
+            gain = float(np.median(ratio))
+            self.gain = gain if 0.5 < gain < 2.0 else 1.0
+        bg_f, bg_u8, frame = self._bg, self._bg_u8, small_bgr
+        if roi is not None:
+            x0, y0, x1, y1 = roi
+            bg_f, bg_u8, frame = bg_f[y0:y1, x0:x1], bg_u8[y0:y1, x0:x1], small_bgr[y0:y1, x0:x1]
+        ref = bg_u8 if abs(self.gain - 1.0) < 0.01 else cv2.convertScaleAbs(bg_f, alpha=self.gain)
+        diff = cv2.absdiff(frame, ref)
         b_, g_, r_ = cv2.split(diff)
         return cv2.max(cv2.max(b_, g_), r_)
 

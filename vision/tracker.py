@@ -35,7 +35,8 @@ class Blob:
     ``x``, ``y``: centroid (lores px); ``area`` in lores px; ``bbox`` = (x, y, w, h);
     ``elongation`` = sqrt(major / minor second moment) (1 for a disc or a square);
     ``angle_deg`` of the major axis; ``length`` = the major axis length (4 sigma);
-    ``edge``: touches the picture's border; ``skin``: fraction of skin-coloured pixels;
+    ``edge``: touches the picture's border; ``skin``: fraction of skin-coloured pixels (measured only
+    on blobs large enough to be a hand, else 0);
     ``tray_overlap``: for a hand, the fraction of its pixels inside the tray.
     """
 
@@ -74,6 +75,22 @@ class TrackResult:
     lost_at_edge: bool = False
 
 
+def _shape(m: dict[str, float]) -> tuple[float, float, float, float, float, float, float] | None:
+    """(area, cx, cy, elongation, angle_deg, length, width) from image moments, or None if empty."""
+    if m["m00"] <= 0:
+        return None
+    cx = m["m10"] / m["m00"]
+    cy = m["m01"] / m["m00"]
+    mu20 = m["mu20"] / m["m00"]
+    mu02 = m["mu02"] / m["m00"]
+    mu11 = m["mu11"] / m["m00"]
+    common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 * mu11, 0.0))
+    l1 = max((mu20 + mu02 + common) / 2, 1e-6)
+    l2 = max((mu20 + mu02 - common) / 2, 1e-6)
+    angle = 0.5 * math.degrees(math.atan2(2 * mu11, mu20 - mu02))
+    return float(m["m00"]), cx, cy, math.sqrt(l1 / l2), angle, 4.0 * math.sqrt(l1), 4.0 * math.sqrt(l2)
+
+
 @dataclass(frozen=True)
 class _Stamp:
     index: int
@@ -99,7 +116,11 @@ class DreidelTracker:
         self.dreidel_px = dreidel_px
         self.scale = 1.0
         self._size: tuple[int, int] | None = None
-        self._prev_grey: np.ndarray | None = None
+        self._prev_small: np.ndarray | None = None
+        self._count = 0
+        self._hands_seen = True
+        #: every this many frames the whole picture is searched (hands coming in); else a window around the dreidel
+        self.full_every = 4
         self._track: Blob | None = None
         self._track_t = -1e9
         self._kernel = np.ones((3, 3), np.uint8)
@@ -147,25 +168,27 @@ class DreidelTracker:
         """
         frame = _Stamp(index, t)
         self._last_small = small
-        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY)
         bg = self.background
         if not bg.ready:
             bg.observe(small, t, full() if full is not None else None)
-            self._prev_grey = grey
+            self._prev_small = small
             return None
-        diff = bg.difference(small)
-        thr = max(14.0, 5.0 * bg.noise)
-        _, fg = cv2.threshold(diff, thr, 255, cv2.THRESH_BINARY)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
-        fg = cv2.dilate(fg, self._kernel)
-        blobs = self._blobs(small, fg)
+        self._count += 1
+        roi = self._roi(small) if self._count % self.full_every else None
+        found = self._detect(small, roi)
+        if found is None:
+            # something reached the edge of the window around the dreidel (a hand coming in): look everywhere
+            roi = None
+            found = self._detect(small, None)
+        fg, blobs = found
         hands = tuple(b for b in blobs if b.is_hand)
+        self._hands_seen = bool(hands)
         dreidel, merged = self._pick_dreidel(blobs, frame.t)
         motion = 0.0
-        if dreidel is not None and self._prev_grey is not None:
+        if dreidel is not None and self._prev_small is not None:
             x, y, w, h = dreidel.bbox
-            a = grey[y : y + h, x : x + w]
-            b = self._prev_grey[y : y + h, x : x + w]
+            a = cv2.cvtColor(small[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
+            b = cv2.cvtColor(self._prev_small[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
             d = cv2.absdiff(a, b)
             motion = max(float(d.mean()) - 1.128 * bg.noise, 0.0)
         tray = bg.tray
@@ -181,8 +204,9 @@ class DreidelTracker:
             lost = (
                 tb.x < margin or tb.y < margin or tb.x > w_s - margin or tb.y > h_s - margin
             ) and frame.t - self._track_t < 0.5
-        self._prev_grey = grey
-        self._adapt(small, fg, frame)
+        self._prev_small = small
+        if roi is None:
+            self._adapt(small, fg, frame)
         return TrackResult(
             index=frame.index,
             t=frame.t,
@@ -196,20 +220,59 @@ class DreidelTracker:
         )
 
     # -- internals ---------------------------------------------------------------------------
+    def _roi(self, small: np.ndarray) -> tuple[int, int, int, int] | None:
+        """A window around the tracked dreidel (x0, y0, x1, y1), or None to look at the whole picture."""
+        tb = self._track
+        if tb is None or self._hands_seen:
+            return None
+        h, w = small.shape[:2]
+        r = int(max(2.5 * tb.length, 24.0))
+        x0, y0 = max(int(tb.x) - r, 0), max(int(tb.y) - r, 0)
+        x1, y1 = min(int(tb.x) + r, w), min(int(tb.y) + r, h)
+        if (x1 - x0) * (y1 - y0) > 0.5 * w * h:
+            return None
+        return x0, y0, x1, y1
+
+    def _detect(
+        self, small: np.ndarray, roi: tuple[int, int, int, int] | None
+    ) -> tuple[np.ndarray, list[Blob]] | None:
+        """Foreground mask and blobs of the picture (or of ``roi``). None if a blob touches the window's edge."""
+        bg = self.background
+        diff = bg.difference(small, roi)
+        thr = max(14.0, 5.0 * bg.noise)
+        _, fg = cv2.threshold(diff, thr, 255, cv2.THRESH_BINARY)
+        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
+        fg = cv2.dilate(fg, self._kernel)
+        if roi is None:
+            return fg, self._blobs(small, fg, (0, 0), None)
+        blobs = self._blobs(small, fg, (roi[0], roi[1]), roi)
+        h, w = small.shape[:2]
+        for b in blobs:
+            bx, by, bw, bh = b.bbox
+            at_window_edge = (bx <= roi[0] and roi[0] > 0) or (by <= roi[1] and roi[1] > 0) or (
+                bx + bw >= roi[2] and roi[2] < w
+            ) or (by + bh >= roi[3] and roi[3] < h)
+            if at_window_edge:
+                return None
+        return fg, blobs
+
     def _adapt(self, small: np.ndarray, fg: np.ndarray, frame: _Stamp) -> None:
-        # the model follows the light slowly; updating every 4th frame is plenty and saves time
+        # the model follows the light slowly; updating on every 4th full look is plenty and saves time
         self._frames_since_update += 1
-        if self._frames_since_update < 4:
+        if self._frames_since_update < 2:
             return
         self._frames_since_update = 0
         grown = cv2.dilate(fg, self._kernel, iterations=4)
         self.background.update(small, frame.t, cv2.bitwise_not(grown))
 
-    def _blobs(self, small: np.ndarray, fg: np.ndarray) -> list[Blob]:
+    def _blobs(
+        self, small: np.ndarray, fg: np.ndarray, offset: tuple[int, int], roi: tuple[int, int, int, int] | None
+    ) -> list[Blob]:
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
             return []
-        h_img, w_img = fg.shape
+        h_img, w_img = small.shape[:2]
+        ox, oy = offset
         min_len = self.dreidel_px[0] / self.scale
         max_len = self.dreidel_px[1] / self.scale
         min_area = max(6.0, 0.12 * min_len * min_len)
@@ -219,37 +282,36 @@ class DreidelTracker:
             area_raw = int(stats[i, cv2.CC_STAT_AREA])
             if area_raw < min_area:
                 continue
-            x, y, w, h = (int(v) for v in stats[i, :4])
-            comp = (labels[y : y + h, x : x + w] == i).astype(np.uint8)
-            shadow = self.background.shadow(small, (x, y, w, h))
-            body = comp & (1 - shadow)
-            if int(body.sum()) < 0.25 * area_raw:
-                # almost all shadow: keep the component as is rather than lose it (a dark dreidel on light felt)
-                body = comp
-            m = cv2.moments(body, binaryImage=True)
-            if m["m00"] < min_area * 0.5:
-                continue
-            cx = m["m10"] / m["m00"]
-            cy = m["m01"] / m["m00"]
-            mu20 = m["mu20"] / m["m00"]
-            mu02 = m["mu02"] / m["m00"]
-            mu11 = m["mu11"] / m["m00"]
-            common = math.sqrt(max((mu20 - mu02) ** 2 + 4 * mu11 * mu11, 0.0))
-            l1 = max((mu20 + mu02 + common) / 2, 1e-6)
-            l2 = max((mu20 + mu02 - common) / 2, 1e-6)
-            elong = math.sqrt(l1 / l2)
-            angle = 0.5 * math.degrees(math.atan2(2 * mu11, mu20 - mu02))
-            length = 4.0 * math.sqrt(l1)
-            width = 4.0 * math.sqrt(l2)
+            lx, ly, w, h = (int(v) for v in stats[i, :4])
+            comp = (labels[ly : ly + h, lx : lx + w] == i).astype(np.uint8)
+            x, y = lx + ox, ly + oy
             edge = x <= 0 or y <= 0 or x + w >= w_img or y + h >= h_img
-            skin = skin_fraction(small[y : y + h, x : x + w], body)
-            area = float(m["m00"])
-            is_hand = (
-                length > 1.6 * max_len
-                or area > 0.7 * max_len * max_len
-                or (edge and area > 1.5 * min_len * min_len and length > 1.2 * min_len)
-                or (skin > 0.5 and area > 0.35 * max_len * max_len)
+            raw = _shape(cv2.moments(comp, binaryImage=True))
+            big = raw is not None and (
+                raw[5] > 1.6 * max_len
+                or raw[0] > 0.7 * max_len * max_len
+                or (edge and raw[0] > 1.5 * min_len * min_len and raw[5] > 1.2 * min_len)
             )
+            body = comp
+            if not big:
+                # a dreidel-sized blob: take its shadow out before measuring its shape
+                shadow = self.background.shadow(small, (x, y, w, h))
+                body = comp & (1 - shadow)
+                if int(body.sum()) < 0.25 * area_raw:
+                    # almost all "shadow": keep the component (a dark dreidel on light felt)
+                    body = comp
+            shape = raw if body is comp else _shape(cv2.moments(body, binaryImage=True))
+            if shape is None or shape[0] < min_area * 0.5:
+                continue
+            area, cx, cy, elong, angle, length, width = shape
+            if big:
+                # a hand's colour is measured on every other pixel: plenty, and a quarter of the work
+                skin = skin_fraction(small[y : y + h : 2, x : x + w : 2], body[::2, ::2])
+            elif area > 0.35 * max_len * max_len:
+                skin = skin_fraction(small[y : y + h, x : x + w], body)
+            else:
+                skin = 0.0  # too small to be a hand whatever its colour: not worth measuring
+            is_hand = big or (skin > 0.5 and area > 0.35 * max_len * max_len)
             overlap = 0.0
             tray = self.background.tray
             if is_hand and tray is not None:
