@@ -97,7 +97,7 @@ class Dreidel:
     def cumulative(self) -> npt.NDArray[np.float64]:
         """Cumulative probabilities in letter-code order (nun, gimel, hey, shin); the last is exactly 1."""
         w = np.array([self.nun, self.gimel, self.hey, self.shin], dtype=np.float64)
-        cum = np.cumsum(w / w.sum())
+        cum = np.cumsum(w / w.sum()).astype(np.float64)
         cum[-1] = 1.0
         return cum
 
@@ -204,7 +204,7 @@ class BatchResult:
 
     def minutes(self) -> npt.NDArray[np.float64]:
         """Each game's length in minutes at the setup's seconds per spin."""
-        return self.spins * (self.setup.spin_seconds / 60.0)
+        return self.spins.astype(np.float64) * (self.setup.spin_seconds / 60.0)
 
     def summary(self) -> SimSummary:
         """Mean, median and 90th percentile of spins, win rate by seat and mean minutes."""
@@ -283,6 +283,8 @@ def game_seed(seed: int, game: int) -> int:
 # out, the game stops where it is and ``winner`` is -1.
 
 _U = np.uint64
+#: An integer inside the kernel: numba treats Python ints and int64 alike; mypy needs both spelled out.
+KInt = int | np.int64
 # numba freezes global arrays into the compiled code as constants.
 SPIN_OFF_RANK_ARR = np.array(SPIN_OFF_RANK, dtype=np.int64)
 SPIN_OFF_RANK_ARR.setflags(write=False)
@@ -299,12 +301,12 @@ def _mix_u64(z: np.uint64) -> np.uint64:
 def _draw(
     st: np.uint64,
     bits: np.uint64,
-    left: int,
-    pos: int,
+    left: KInt,
+    pos: KInt,
     fair: bool,
     cum: npt.NDArray[np.float64],
     script: npt.NDArray[np.int8] | None,
-) -> tuple[int, np.uint64, np.uint64, int, int]:
+) -> tuple[KInt, np.uint64, np.uint64, KInt, KInt]:
     """The next letter code (-1 when a script has run out) and the advanced stream (st, bits, left, pos)."""
     if script is not None:  # numba compiles this branch away when script is None
         if pos >= script.size:
@@ -326,20 +328,20 @@ def _draw(
 
 @numba.njit(cache=True, nogil=True)
 def _survivor(
-    n_seats: int,
+    n_seats: KInt,
     stacks: npt.NDArray[np.int64],
     alive: npt.NDArray[np.bool_],
-    pot: int,
+    pot: KInt,
     st: np.uint64,
     bits: np.uint64,
-    left: int,
-    pos: int,
+    left: KInt,
+    pos: KInt,
     fair: bool,
     cum: npt.NDArray[np.float64],
     script: npt.NDArray[np.int8] | None,
     tied: npt.NDArray[np.int64],
     rank: npt.NDArray[np.int64],
-) -> tuple[int, int, np.uint64, np.uint64, int, int]:
+) -> tuple[KInt, KInt, np.uint64, np.uint64, KInt, KInt]:
     """An all-ante that would knock out everyone: the largest stack survives and wins; exact ties spin off.
     Returns (pot, players still in (1, or -1 if a spin-off script ran out), st, bits, left, pos)."""
     best = np.int64(-1)
@@ -383,13 +385,13 @@ def _survivor(
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _all_ante(
-    n_seats: int,
+    n_seats: KInt,
     stacks: npt.NDArray[np.int64],
     alive: npt.NDArray[np.bool_],
-    ante: int,
-    pot: int,
-    n_in: int,
-) -> tuple[int, int]:
+    ante: KInt,
+    pot: KInt,
+    n_in: KInt,
+) -> tuple[KInt, KInt]:
     """Everyone still in posts ``ante``: returns (pot, players still in). Returns (pot, 0) without touching
     anything when this all-ante would knock out everyone (the survivor rule, :func:`_survivor`, decides)."""
     can_post = False
@@ -417,11 +419,11 @@ def _seat_wild(
     ids: npt.NDArray[np.int64],
     stacks: npt.NDArray[np.int64],
     alive: npt.NDArray[np.bool_],
-    n_seats: int,
-    after: int,
-    player_id: int,
-    stack: int,
-) -> int:
+    n_seats: KInt,
+    after: KInt,
+    player_id: KInt,
+    stack: KInt,
+) -> KInt:
     """Seat a wild card right after seat ``after`` (moving later seats one along); return the new seat count."""
     for s in range(n_seats, after + 1, -1):
         ids[s] = ids[s - 1]
@@ -435,19 +437,19 @@ def _seat_wild(
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _play(
-    players: int,
-    stack: int,
-    ante0: int,
-    step: int,
-    every_ms: int,
-    spin_ms: int,
-    wild_cards: int,
-    wild_stack_antes: int,
+    players: KInt,
+    stack: KInt,
+    ante0: KInt,
+    step: KInt,
+    every_ms: KInt,
+    spin_ms: KInt,
+    wild_cards: KInt,
+    wild_stack_antes: KInt,
     fair: bool,
     cum: npt.NDArray[np.float64],
     state0: np.uint64,
     script: npt.NDArray[np.int8] | None,
-    stop_at: int,
+    stop_at: KInt,
     ids: npt.NDArray[np.int64],
     stacks: npt.NDArray[np.int64],
     alive: npt.NDArray[np.bool_],
@@ -459,10 +461,10 @@ def _play(
     seats, letters used, leader bit mask at ``stop_at`` spins (0 if not stopped there)]."""
     st = state0
     bits = _U(0)
-    left = 0
-    pos = 0
+    left: KInt = 0
+    pos: KInt = 0
     cap = stacks.size
-    n_seats = players
+    n_seats: KInt = players
     for s in range(players):
         ids[s] = s
         stacks[s] = stack
@@ -470,7 +472,7 @@ def _play(
     wild_left = wild_cards
     next_id = players
     ante = np.int64(ante0)
-    pending = np.int64(0)
+    pending: KInt = np.int64(0)
     spins = 0
     raises = 0
     cur = 0
@@ -563,19 +565,19 @@ def _play(
 
 @numba.njit(cache=True, nogil=True)
 def _batch(
-    players: int,
-    stack: int,
-    ante0: int,
-    step: int,
-    every_ms: int,
-    spin_ms: int,
-    wild_cards: int,
-    wild_stack_antes: int,
+    players: KInt,
+    stack: KInt,
+    ante0: KInt,
+    step: KInt,
+    every_ms: KInt,
+    spin_ms: KInt,
+    wild_cards: KInt,
+    wild_stack_antes: KInt,
     fair: bool,
     cum: npt.NDArray[np.float64],
     seed_mixed: np.uint64,
-    first_game: int,
-    n_games: int,
+    first_game: KInt,
+    n_games: KInt,
     stop_at: npt.NDArray[np.int64],
     script: npt.NDArray[np.int8] | None,
     spins_out: npt.NDArray[np.int64],
@@ -646,21 +648,14 @@ def _run_batch(
     games: int,
     stop: npt.NDArray[np.int64],
     script: npt.NDArray[np.int8] | None,
-) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+) -> tuple[npt.NDArray[np.int64], ...]:
+    """Run the kernel; returns (spins, winner, leader mask) per game and the last game's out record and seats."""
     spins = np.empty(games, dtype=np.int64)
     winner = np.empty(games, dtype=np.int64)
     leader = np.empty(games, dtype=np.int64)
     out = np.zeros(8, dtype=np.int64)
     seats = np.zeros((3, setup.players + setup.wild_cards + 1), dtype=np.int64)
     _batch(
-        *_kernel_args(setup), _U(_mix(seed & _MASK64)), first_game, games, stop, script,
-        spins, winner, leader, out, seats,
-    )  # fmt: skip
-    return spins, winner, leader
-
-
-def _kernel_args(setup: GameSetup) -> tuple[object, ...]:
-    return (
         setup.players,
         setup.stack,
         setup.schedule.start,
@@ -671,7 +666,18 @@ def _kernel_args(setup: GameSetup) -> tuple[object, ...]:
         setup.wild_stack_antes,
         setup.dreidel.fair,
         setup.dreidel.cumulative(),
+        _U(_mix(seed & _MASK64)),
+        first_game,
+        games,
+        stop,
+        script,
+        spins,
+        winner,
+        leader,
+        out,
+        seats,
     )
+    return spins, winner, leader, out, seats
 
 
 class GameSimulator:
@@ -681,7 +687,7 @@ class GameSimulator:
         """Play ``games`` games numbered from ``first_game``; game i is the same whatever the batch."""
         if games < 1:
             raise SimulationError(f"the number of games must be at least 1, got {games}")
-        spins, winner, _ = _run_batch(setup, seed, first_game, games, _no_stop(), None)
+        spins, winner, _, _, _ = _run_batch(setup, seed, first_game, games, _no_stop(), None)
         return BatchResult(setup, seed, first_game, spins, winner)
 
     def leaders_at(self, result: BatchResult, stop_at: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
@@ -690,7 +696,9 @@ class GameSimulator:
         stop = np.ascontiguousarray(stop_at, dtype=np.int64)
         if stop.shape != result.spins.shape:
             raise SimulationError("stop_at needs one entry per game")
-        _, _, leader = _run_batch(result.setup, result.seed, result.first_game, result.games, stop, None)
+        _, _, leader, _, _ = _run_batch(
+            result.setup, result.seed, result.first_game, result.games, stop, None
+        )
         return leader
 
     def play_letters(self, setup: GameSetup, letters: Sequence[Letter | str]) -> GameState:
@@ -699,12 +707,7 @@ class GameSimulator:
         codes = np.array([CODE_OF[Letter.parse(str(x)).plays_as] for x in letters], dtype=np.int8)
         if codes.size == 0:
             raise SimulationError("play_letters needs at least one letter")
-        out = np.zeros(8, dtype=np.int64)
-        seats = np.zeros((3, setup.players + setup.wild_cards + 1), dtype=np.int64)
-        _batch(
-            *_kernel_args(setup), _U(0), 0, 1, _no_stop(), codes,
-            np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64), np.empty(1, dtype=np.int64), out, seats,
-        )  # fmt: skip
+        _, _, _, out, seats = _run_batch(setup, 0, 0, 1, _no_stop(), codes)
         n = int(out[5])
         ids, stacks, alive = seats[0], seats[1], seats[2]
         return GameState(
