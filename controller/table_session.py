@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.anteclock import AnteClock
-from controller.clock import Clock
+from controller.clock import Clock, SystemClock
 from controller.config import Config
 from controller.devices import CameraSlot, ImuSlot
 from controller.event_words import describe_event
@@ -125,6 +125,7 @@ class TableSession(TableCommands, SimulatedPeople):
         speaker: Speaker | None = None,
         world: Any | None = None,
         speed: float = 1.0,
+        wall_clock: Clock | None = None,
     ) -> None:
         self.config = config
         self.log = log
@@ -138,6 +139,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self.speaker = speaker
         self.world = world
         self.speed = speed
+        #: the time people read (fault times): real time even when the table clock runs faster
+        self.wall_clock: Clock = wall_clock or SystemClock()
         self._judge_builder = judge_builder
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -305,7 +308,7 @@ class TableSession(TableCommands, SimulatedPeople):
                 seats = {str(k): float(v) for k, v in (raw.get("seats") or {}).items()}
                 tray = tuple(float(x) for x in raw["tray"]) if raw.get("tray") else None
             except (ValueError, KeyError, TypeError) as e:
-                self._faults.append(Fault(self.clock.wall(), "calibration", f"{path} ignored: {e}", False))
+                self._faults.append(Fault(self.wall_clock.wall(), "calibration", f"{path} ignored: {e}", False))
         if not seats and self.world is not None:
             seats = even_seat_bearings(self.config.table.players)
         return Calibration(tray if tray and len(tray) == 3 else None, seats)  # type: ignore[arg-type]
@@ -375,7 +378,7 @@ class TableSession(TableCommands, SimulatedPeople):
             self._record_fault(device, message, False)
 
     def _record_fault(self, device: str, message: str, recovered: bool) -> None:
-        fault = Fault(self.clock.wall(), device, message, recovered)
+        fault = Fault(self.wall_clock.wall(), device, message, recovered)
         self._faults.append(fault)
         with contextlib.suppress(Exception):
             self._note("fault", {"device": device, "message": message, "recovered": recovered}, "machine")
