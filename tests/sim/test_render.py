@@ -116,3 +116,15 @@ def test_cli_records_and_rejects_bad_kinds(tmp_path) -> None:
     assert len(enrolled) == 12 and all(p.split("_")[0] in {"nun", "gimel", "hey", "shin", "pe"} for p in enrolled)
     again = runner.invoke(main, ["sim", "record", str(tmp_path / "r"), "--spins", "0", "--fps", "5"])
     assert again.exit_code != 0 and "--overwrite" in again.output
+
+
+def test_gallery_shows_every_phase_of_a_spin(tmp_path) -> None:
+    from hardware.sim.gallery import phase_frames, write_gallery
+
+    frames = phase_frames(0, SpinKind.SHORT, "big_wood", size=(320, 240))
+    assert list(frames) == ["empty", "hand", "sleeping", "wobbling", "falling", "at_rest", "pickup"]
+    empty = frames["empty"]
+    for name in ("hand", "sleeping", "at_rest", "pickup"):
+        assert frame_diff(frames[name], empty).max() > 80, name  # something is in the tray
+    [sheet] = write_gallery(tmp_path, 0, SpinKind.NO_RELEASE, "wood", sheet=True)
+    assert sheet.name == "no_release_phases.png" and 10_000 < sheet.stat().st_size < 600_000
