@@ -14,9 +14,10 @@ a fixed ante of 1 pin this reading down):
 - Nun: nothing. Gimel: the whole pot. Hey: ceil(pot / 2). Shin (and Pe): the spinner posts one ante.
 - A player asked for an ante they cannot post in full is out, and surrenders what they have to the pot.
   Posting exactly the ante leaves them in with 0, out at the next ante asked of them.
-- If one all-ante would knock out everyone still in, the largest stack before it survives and wins; exactly
-  tied largest stacks spin off (Gimel > Hey > Nun > Shin per round until one is left). This only ends a game,
-  so the spin-off's spins are not counted in ``spins`` (nor in the time).
+- If one all-ante would knock out everyone still in, the largest stack before it survives and wins: the
+  smaller stacks are out at once, and exactly tied largest stacks spin off (Gimel > Hey > Nun > Shin; a
+  round's losers are out, until one is left). This only ever ends a game, so the spin-off's spins are not
+  counted in ``spins`` (nor in the time), as the rules engine does not count them either.
 - Ante raises follow a clock: a game's time is ``spins x spin_seconds`` (a spin's seconds include handling
   and re-spins). Raise m (by ``step``) is announced at ``m x every`` seconds. Spin k lasts from
   ``(k-1) x spin_seconds`` to ``k x spin_seconds``; a raise announced during it (or exactly as it ends) is
