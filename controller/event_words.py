@@ -45,7 +45,9 @@ def describe_event(p: Mapping[str, Any]) -> str:
             why = f" ({v['reason_text']})" if v.get("reason_text") else ""
             return f"machine: {who or 'opening spin'} — {letter}{stable}, {verdict}{why}"
         case "note:resolved":
-            return f"judge decided: {p.get('decision')} {p.get('letter') or p.get('player') or p.get('reason') or ''}".strip()
+            what = p.get("letter") or p.get("player") or ""
+            why = f": {p['reason']}" if p.get("reason") else ""
+            return f"judge decided: {p.get('decision')} {what}".strip() + why
         case "note:spin_off_letter":
             return f"spin-off: {who} spun {p.get('letter')}"
         case "note:clock":

@@ -196,7 +196,9 @@ class TableCommands:
         except CommandError:
             self._awaiting = a
             raise
-        self._note("resolved", {"decision": "confirm", "letter": letter.value}, actor, a.spin_id)
+        reason = str(params.get("reason") or "").strip()[:200]
+        self._note("resolved", {"decision": "confirm", "letter": letter.value,
+                                **({"reason": reason} if reason else {})}, actor, a.spin_id)
         return f"{a.player}: {letter.value} confirmed"
 
     def _cmd_reject(self, params: Mapping[str, Any], actor: str) -> str:
