@@ -307,3 +307,22 @@ def test_a_judge_that_cannot_start_means_manual_entry_not_a_stall(tmp_path: Path
     assert snap["banner"].startswith("no spin judge: a judge enters spins by hand")
     assert snap["spins"] == 1 and snap["last_spin"]["letter"] == "hey"  # the simulated judge entered it
     assert any("could not start (letter model missing)" in f.message for f in session.faults())
+
+
+def test_status_led_follows_the_table(tmp_path: Path, clock: FakeClock) -> None:
+    shown: list[str] = []
+
+    class Led:
+        def show(self, state: str) -> None:
+            shown.append(state)
+
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    session.indicator = Led()
+    world.next_verdicts = [Verdict(False, None, ["short"]), Verdict(True, Letter.NUN),
+                           Verdict(True, None, ["unreadable"], needs_judge=True)]
+    for _ in range(3):
+        world.launch()
+        run(session, clock, 2)
+    world.camera_broken = True
+    run(session, clock, 2)
+    assert shown == ["spinning", "respin", "spinning", "valid", "spinning", "judge_needed", "fault"]
