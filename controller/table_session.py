@@ -717,7 +717,7 @@ class TableSession(TableCommands, SimulatedPeople):
             return self._message_note
         who = self._nominees.get(s.current)
         if who == "launcher":
-            return f"{s.current} to spin — press the button, the launcher spins"
+            return f"{s.current}: press the button for the launcher"
         if who:
             return f"{s.current} to spin — {who} spins for them"
         return f"{s.current} to spin"
