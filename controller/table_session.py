@@ -104,8 +104,10 @@ from controller.table_ports import (
 )
 from web.sse import SseBroker
 
+#: the same fault is recorded again only after this many seconds
+FAULT_REPEAT_S = 60.0
 
-#: phases during which no new spin may start
+
 class TableSession(TableCommands, SimulatedPeople):
     """One table, live. Thread-safe: the loop thread and web request threads share one lock."""
 
@@ -150,6 +152,7 @@ class TableSession(TableCommands, SimulatedPeople):
         self.evidence = EvidenceStore(self.evidence_dir, on_error=lambda text: self._fault_locked("evidence", text))
         self.enroll_dir = self.data_dir / "enroll"
         self._faults: deque[Fault] = deque(maxlen=200)
+        self._fault_seen: dict[tuple[str, str], float] = {}
         self._recent: deque[dict[str, Any]] = deque(maxlen=30)
         self._judge: JudgePort | None = None
         self._judge_dirty = True
@@ -378,7 +381,12 @@ class TableSession(TableCommands, SimulatedPeople):
             self._record_fault(device, message, False)
 
     def _record_fault(self, device: str, message: str, recovered: bool) -> None:
-        fault = Fault(self.wall_clock.wall(), device, message, recovered)
+        now = self.wall_clock.wall()
+        last = self._fault_seen.get((device, message))
+        if last is not None and now - last < FAULT_REPEAT_S:
+            return  # the same trouble again (every frame, say): it is already on the judge page
+        self._fault_seen[(device, message)] = now
+        fault = Fault(now, device, message, recovered)
         self._faults.append(fault)
         with contextlib.suppress(Exception):
             self._note("fault", {"device": device, "message": message, "recovered": recovered}, "machine")
@@ -473,11 +481,19 @@ class TableSession(TableCommands, SimulatedPeople):
         events: list[Any] = []
         frame = self.camera.read()
         judge = self._judge
-        if frame is not None and judge is not None:
-            events += judge.feed_frame(frame)
         batch = self.imu.read()
-        if batch is not None and judge is not None and self._judge_imu and (batch.samples or batch.gaps):
-            events += judge.feed_imu(batch)
+        try:
+            if frame is not None and judge is not None:
+                events += judge.feed_frame(frame)
+            if batch is not None and judge is not None and self._judge_imu and (batch.samples or batch.gaps):
+                events += judge.feed_imu(batch)
+        except Exception as e:  # noqa: BLE001 - a judge that trips is replaced, the table goes on
+            traceback.print_exc(file=sys.stderr)
+            with self._lock:
+                self._record_fault("judge", f"the spin judge failed ({type(e).__name__}: {e}); starting a new one", False)
+                self._judge = None
+                self._judge_dirty = True
+                self._spin_phase = "ready"
         with self._lock:
             if events:
                 self._handle_judge_events(events)

@@ -326,3 +326,22 @@ def test_status_led_follows_the_table(tmp_path: Path, clock: FakeClock) -> None:
     world.camera_broken = True
     run(session, clock, 2)
     assert shown == ["spinning", "respin", "spinning", "valid", "spinning", "judge_needed", "fault"]
+
+
+def test_a_judge_that_trips_is_replaced_and_reported_once(tmp_path: Path, clock: FakeClock) -> None:
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    run(session, clock, 2)
+    first = session._judge  # noqa: SLF001
+
+    def explode(frame: object) -> list[object]:
+        raise ZeroDivisionError("bad frame")
+
+    first.feed_frame = explode  # type: ignore[union-attr]
+    run(session, clock, 5)
+    assert session._judge is not None and session._judge is not first  # noqa: SLF001
+    tripped = [f for f in session.faults() if f.device == "judge"]
+    assert len(tripped) == 1 and "ZeroDivisionError: bad frame" in tripped[0].message
+    world.next_verdicts = [Verdict(True, Letter.GIMEL)]
+    world.launch()
+    run(session, clock, 2)
+    assert session.snapshot()["last_spin"]["letter"] == "gimel"  # the table went on
