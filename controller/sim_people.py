@@ -13,6 +13,11 @@ from typing import Any
 
 from controller.table_model import CommandError, Stage
 
+#: a person who acted as judge within this many (real) seconds counts as present
+HUMAN_JUDGE_ACTIVE_S = 300.0
+#: the simulated judge then waits this many times longer before deciding for them
+HUMAN_JUDGE_PATIENCE = 6.0
+
 
 class SimulatedPeople:
     """Players and a judge for the simulated table (a part of ``TableSession``, not used alone)."""
@@ -29,7 +34,10 @@ class SimulatedPeople:
                 self._new_table("machine")
             return
         if self._awaiting is not None:
-            if sim.judge_delay_s > 0 and now - self._awaiting.since >= sim.judge_delay_s:
+            delay = sim.judge_delay_s
+            if self.wall_clock.wall() - self.human_judge_at < HUMAN_JUDGE_ACTIVE_S:
+                delay *= HUMAN_JUDGE_PATIENCE  # a person is judging: give them the time to look
+            if sim.judge_delay_s > 0 and now - self._awaiting.since >= delay:
                 self._sim_judge_decides()
             return
         if self._manual_spin is not None:

@@ -109,6 +109,8 @@ class TableCommands:
         if handler is None:
             raise CommandError(f"unknown action {action!r}; known: {', '.join(sorted(self.actions()))}")
         with self._lock:
+            if actor.startswith("judge:") and actor != "judge:sim":
+                self.human_judge_at = self.wall_clock.wall()
             result = str(handler(params, actor))
             self._publish()
             return result

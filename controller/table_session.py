@@ -143,6 +143,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self.speed = speed
         #: the time people read (fault times): real time even when the table clock runs faster
         self.wall_clock: Clock = wall_clock or SystemClock()
+        #: when a person last acted as judge (real time): the simulated judge then leaves decisions to them
+        self.human_judge_at = float("-inf")
         self._judge_builder = judge_builder
         self._lock = threading.RLock()
         self._stop = threading.Event()
@@ -688,6 +690,8 @@ class TableSession(TableCommands, SimulatedPeople):
         """Log a judge's login (or a failed attempt) in the log of who did what."""
         with self._lock:
             self._note("login", {"ok": ok, "addr": addr}, actor if ok else "machine")
+            if ok:
+                self.human_judge_at = self.wall_clock.wall()
 
     def _banner(self) -> str | None:
         parts = []

@@ -345,3 +345,16 @@ def test_a_judge_that_trips_is_replaced_and_reported_once(tmp_path: Path, clock:
     world.launch()
     run(session, clock, 2)
     assert session.snapshot()["last_spin"]["letter"] == "gimel"  # the table went on
+
+
+def test_the_simulated_judge_waits_longer_while_a_person_judges(tmp_path: Path, clock: FakeClock) -> None:
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n')  # judge_delay_s = 2
+    session.wall_clock = clock
+    session.note_login("judge:zoe", True, "127.0.0.1")
+    world.next_verdicts = [Verdict(True, None, ["unreadable"], needs_judge=True)]
+    run(session, clock, 20)  # launched and judged; waiting
+    assert session.snapshot()["awaiting_judge"] is not None
+    run(session, clock, 50)  # 5 s: the simulated judge would have decided by now, but a person is here
+    assert session.snapshot()["awaiting_judge"] is not None
+    run(session, clock, 100)  # 12 s = 6 x 2 s
+    assert session.snapshot()["awaiting_judge"] is None
