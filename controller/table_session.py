@@ -728,6 +728,8 @@ class TableSession(TableCommands, SimulatedPeople):
             a = self._awaiting
             return f"Judge needed: {a.verdict.get('reason_text') or 'the machine is unsure'}"
         if stage is Stage.CHOOSING_FIRST:
+            if not self.camera.ok or self._judge is None or not self.calibration.seats:
+                return "A judge picks the first spinner"
             return "Spin the dreidel: its tip points at the first spinner"
         if stage is Stage.SPIN_OFF:
             return f"Spin-off: {' vs '.join(s.spin_off or ())} — {self.expected_spinner()} to spin"
