@@ -284,28 +284,20 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     wb = float(np.percentile(width, 90))
     if wb < 4:
         return None
-    # the body has a constant width; even a rounded tip loses 8% of it within its first tenth
-    wide = width >= 0.92 * wb
-    # the body: the longest run of wide bins (bridging gaps of 1-2 bins left by the letter's ink)
-    runs: list[tuple[int, int]] = []
-    start = None
-    gap = 0
-    for i, flag in enumerate(wide):
-        if flag:
-            if start is None:
-                start = i
-            gap = 0
-            end = i
-        elif start is not None:
-            gap += 1
-            if gap > 2:
-                runs.append((start, end))
-                start, gap = None, 0
-    if start is not None:
-        runs.append((start, end))
-    if not runs:
+    # The body is where the silhouette's convex hull is (nearly) as wide as it gets: the hull
+    # ignores notches (a dark letter or sliver lost against the felt), and for a convex shape the
+    # width along the axis rises and falls once, so the wide part is one interval. Past the body
+    # the hull narrows: toward the tip's point and toward the handle's end.
+    s0 = float(s.min())
+    pts = np.stack([t - t0, s - s0], axis=1).astype(np.float32)
+    hull = cv2.convexHull(pts).reshape(-1, 2)
+    canvas = np.zeros((int(math.ceil(float(s.max()) - s0)) + 2, nb), np.uint8)
+    cv2.fillConvexPoly(canvas, np.round(hull).astype(np.int32), 1)
+    hull_width = canvas.sum(axis=0).astype(np.float64)
+    wide = np.nonzero(hull_width >= 0.93 * hull_width.max())[0]
+    if wide.size == 0:
         return None
-    b0, b1 = max(runs, key=lambda r: r[1] - r[0])
+    b0, b1 = int(wide[0]), int(wide[-1])
     left, right = width[:b0], width[b1 + 1:]
 
     def end_score(part: np.ndarray) -> float:
