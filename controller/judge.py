@@ -173,6 +173,7 @@ class JudgeSettings:
     lost_s: float = 0.8
     max_spin_s: float = 60.0
     lying_min_elongation: float = 1.45
+    squat_min_elongation: float = 1.25
     needs_judge_below: float = 0.4
     timing_sigma_s: float = 0.08
     circle_window_s: float = 0.35
@@ -499,7 +500,12 @@ class SpinJudge:
                 Phase.FALLING: TablePhase.FALLING,
                 Phase.AT_REST: TablePhase.FALLING,
             }.get(obs.phase, self._phase)
-            lying = obs.elongation >= s.lying_min_elongation
+            # at rest it lies on a face: a long outline. A squat dreidel lying on its face can look
+            # shorter, so a moderately long outline counts too once it has been still for longer (an
+            # upright sleeping dreidel is compact, and it is never still for long)
+            lying = obs.elongation >= s.lying_min_elongation or (
+                obs.elongation >= s.squat_min_elongation and obs.still_s >= 2 * s.rest_hold_s
+            )
             if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
                 spin.rest_t = obs.t - obs.still_s
                 spin.rest_obs = obs

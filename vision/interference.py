@@ -88,6 +88,8 @@ class InterferenceWatch:
         self._clear = 0
         self._after_visit: list[tuple[float, float, float, float]] = []
         self.visits = 0
+        self._release_hand_gone = False
+        self._gone_run = 0
 
     def _hand_distance(self, track: TrackResult, x: float, y: float) -> tuple[float, float, float]:
         best = (math.inf, math.nan, math.nan)
@@ -118,7 +120,12 @@ class InterferenceWatch:
             near_hand = dist < self.near * max(ref[3], 8.0)
         else:
             dist, hx, hy = math.inf, math.nan, math.nan
-        if near_hand and since > self.grace_s and ref is not None:
+        if not self._release_hand_gone:
+            # the releasing hand withdraws first: nothing counts until it has left the dreidel alone
+            self._gone_run = self._gone_run + 1 if not near_hand and not track.merged else 0
+            if self._gone_run >= self.clear_frames:
+                self._release_hand_gone = True
+        if near_hand and (since > self.grace_s and self._release_hand_gone) and ref is not None:
             if self._visit_start is None:
                 self._visit_start = track.t
                 self._visit_ref = ref

@@ -119,6 +119,7 @@ class DreidelTracker:
         self._prev_small: np.ndarray | None = None
         self._count = 0
         self._hands_seen = True
+        self._track_fresh = False
         #: every this many frames the whole picture is searched (hands coming in); else a window around the dreidel
         self.full_every = 4
         self._track: Blob | None = None
@@ -131,6 +132,7 @@ class DreidelTracker:
     def reset_track(self) -> None:
         """Forget the tracked dreidel (it was taken away)."""
         self._track = None
+        self._track_fresh = False
 
     @property
     def last_small(self) -> np.ndarray | None:
@@ -223,7 +225,7 @@ class DreidelTracker:
     def _roi(self, small: np.ndarray) -> tuple[int, int, int, int] | None:
         """A window around the tracked dreidel (x0, y0, x1, y1), or None to look at the whole picture."""
         tb = self._track
-        if tb is None or self._hands_seen:
+        if tb is None or self._hands_seen or not self._track_fresh:
             return None
         h, w = small.shape[:2]
         r = int(max(2.5 * tb.length, 24.0))
@@ -350,19 +352,26 @@ class DreidelTracker:
                     best, best_d = b, d
             if best is not None:
                 self._track, self._track_t = best, t
+                self._track_fresh = True
                 return best, False
             for hb in hands:
                 x, y, w, h = hb.bbox
                 if x - 3 <= prev.x <= x + w + 3 and y - 3 <= prev.y <= y + h + 3:
                     # the dreidel is inside a hand's region: held, picked up or touched
                     return None, True
-            return None, False
+            if not free or t - self._track_t < 0.1:
+                self._track_fresh = False
+                return None, False
+            # the track went stale while another blob is in view (the old one was a fragment of a
+            # hand, or the dreidel jumped): take up the new one below
         # no track: the most dreidel-like free blob inside the tray
         tray = self.background.tray
         cands = [b for b in free if tray is None or tray.contains(b.x, b.y, margin=-4.0)]
         if not cands:
             self._track = None
+            self._track_fresh = False
             return None, False
         best = max(cands, key=lambda b: b.area / (1.0 + 0.3 * abs(b.elongation - 1.0)))
         self._track, self._track_t = best, t
+        self._track_fresh = True
         return best, False
