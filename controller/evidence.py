@@ -1,7 +1,8 @@
 """Evidence for a verdict, so a judge can check the machine: a still, a clip and a timeline.
 
 - **still**: the full-resolution picture at rest with the measurements drawn on it (the dreidel's
-  outline and axis, tip and handle, the letter read and its confidence, the times and the stable time);
+  outline and axis, tip and handle, the letter read and its confidence, the times and the stable time)
+  and a magnified inset of the dreidel as it lies;
 - **clip**: a short video of the spin from a ring buffer of small JPEG frames (from just before the
   release to just after the rest), written as MJPG AVI;
 - **timeline**: a plot, drawn with OpenCV, of the wobble measure and the IMU vibration energy over the
@@ -220,6 +221,16 @@ def draw_still(
     """The resting frame with the measurements drawn on it (a copy; the input is not changed)."""
     img = image_bgr.copy()
     h, w = img.shape[:2]
+    inset = None
+    if center is not None and length is not None:
+        # a magnified view of the dreidel as it lies, taken before anything is drawn on the picture
+        r = int(max(length * 1.1, 24))
+        cx, cy = int(center[0]), int(center[1])
+        crop = image_bgr[max(cy - r, 0) : cy + r, max(cx - r, 0) : cx + r]
+        if crop.size:
+            side = int(min(h, w) * 0.42)
+            inset = cv2.resize(crop, (side, int(side * crop.shape[0] / max(crop.shape[1], 1))),
+                               interpolation=cv2.INTER_CUBIC)
     if tray_polygon is not None:
         cv2.polylines(img, [np.round(tray_polygon).astype(np.int32).reshape(-1, 1, 2)], True, (255, 200, 0), 1, cv2.LINE_AA)
     tip = getattr(pose, "tip", None)
@@ -249,10 +260,19 @@ def draw_still(
         f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
         "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons),
     ]
+    if inset is not None:
+        ih, iw = inset.shape[:2]
+        ih, iw = min(ih, h - 4), min(iw, w - 4)
+        img[2 : 2 + ih, w - iw - 2 : w - 2] = inset[:ih, :iw]
+        cv2.rectangle(img, (w - iw - 3, 1), (w - 2, 2 + ih), (255, 255, 255), 1)
     scale = max(0.45, w / 1400)
+    step = int(20 * scale / 0.45)
     y = int(22 * scale / 0.45)
+    width = max(cv2.getTextSize(line, cv2.FONT_HERSHEY_SIMPLEX, scale, 1)[0][0] for line in lines)
+    # a dark panel behind the text keeps it readable on any tray
+    panel = img[0 : y + step * (len(lines) - 1) + 8, 0 : width + 16]
+    panel[:] = (panel * 0.35).astype(np.uint8)
     for line in lines:
-        cv2.putText(img, line, (8, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(img, line, (8, y), cv2.FONT_HERSHEY_SIMPLEX, scale, (255, 255, 255), 1, cv2.LINE_AA)
-        y += int(20 * scale / 0.45)
+        y += step
     return img
