@@ -110,6 +110,13 @@ def test_hand_touch_is_interference() -> None:
     assert "interference" in verdicts[0].reasons
 
 
+def test_hand_passing_close_without_touching_is_not_interference() -> None:
+    spin = ScriptedSpin(release_t=1.5, stable_s=3.8, hover_t=3.0)
+    verdicts, _ = run([spin], 8.5)
+    assert len(verdicts) == 1
+    assert verdicts[0].valid and "interference" not in verdicts[0].reasons
+
+
 def test_leaving_the_picture_is_left_tray() -> None:
     spin = ScriptedSpin(release_t=1.5, stable_s=3.2, wobble_s=0.5, x=470, y=240, slide=400.0, slide_deg=0.0,
                         rest_after_fall_s=0.7, drift=(0.0, 0.0), pickup=False)

@@ -27,7 +27,8 @@ class ScriptedSpin:
     ``stable_s``: release to wobble onset; ``wobble_s``: onset to the fall; ``rest_after_fall_s``: the
     fall, bounce and slide. ``drift`` (px/s) moves the tip while it sleeps; ``slide`` (px) is how far it
     slides after landing, in the direction ``slide_deg`` (a large slide can leave the tray). ``touch_t``:
-    a hand reaches in and touches it at that time (interference). ``hand_release``: a hand holds it before
+    a hand reaches in and touches it at that time (interference); ``hover_t``: a hand passes over the tray
+    close to it without touching (not interference). ``hand_release``: a hand holds it before
     the release (False: a launcher drops it).
     """
 
@@ -43,6 +44,7 @@ class ScriptedSpin:
     slide_deg: float = 30.0
     rest_angle_deg: float = 20.0
     touch_t: float | None = None
+    hover_t: float | None = None
     hand_release: bool = True
     pickup: bool = True
 
@@ -194,6 +196,10 @@ class SceneRenderer:
         if sp.touch_t is not None and sp.touch_t - 0.5 <= t < sp.touch_t + 0.4:
             u = 1 - abs(t - sp.touch_t) / 0.5
             palm = (sp.x - 300 + u * 290, sp.y - 20)
+            _hand(img, palm, self.style)
+        if sp.hover_t is not None and sp.hover_t - 0.5 <= t < sp.hover_t + 0.5:
+            u = 1 - abs(t - sp.hover_t) / 0.5
+            palm = (sp.x - 300 + u * 235, sp.y + 60)
             _hand(img, palm, self.style)
         if sp.pickup and sp.pickup_t - 0.6 <= t < sp.pickup_t + 0.6:
             u = (t - (sp.pickup_t - 0.6)) / 0.6 if t < sp.pickup_t else 1 - (t - sp.pickup_t) / 0.6
