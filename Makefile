@@ -4,7 +4,7 @@ PY := $(VENV)/bin/python
 PIP := $(VENV)/bin/pip
 STAMP := $(VENV)/.installed
 
-.PHONY: run test setup system-deps lint typecheck bench screenshots clean
+.PHONY: run test setup system-deps lint typecheck screenshots clean
 
 # Installs everything (Debian packages when missing, then a venv) and runs a simulated table.
 run: setup
@@ -35,3 +35,7 @@ typecheck:
 
 clean:
 	rm -rf $(VENV) build *.egg-info
+
+# Page screenshots of the display and the judge console (headless Chromium) into docs/screenshots/.
+screenshots: setup
+	$(PY) scripts/screenshots.py

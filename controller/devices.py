@@ -210,7 +210,11 @@ class ImuSlot(_Slot):
                 source.close()
             self._fail(f"IMU failed: {e}; judging camera-only")
             return None
-        return batch if self.ok else None
+        if not self.ok and not batch.samples and not batch.gaps:
+            return None
+        # Pass a batch through even before poll() has marked the IMU healthy again: the batch that
+        # carries the reconnection's ImuGap arrives first, and the judge must see that gap.
+        return batch
 
     def close(self) -> None:
         """Release the bus."""

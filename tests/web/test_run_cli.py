@@ -47,20 +47,18 @@ def test_without_a_password_the_console_stays_locked(tmp_path: Path, monkeypatch
 
 
 def test_sim_launcher_spins_the_twin() -> None:
-    class World:
-        busy = False
-        launched = 0
+    from controller.clock import FakeClock
+    from hardware.sim.world import SimWorld
 
-        def launch(self, kind: object = None) -> None:
-            self.launched += 1
-            self.kind = kind
-
-    world = World()
+    clock = FakeClock()
+    world = SimWorld(seed=3, clock=clock)
     launcher = SimLauncher(world)
-    assert launcher.launch() is None and world.launched == 1
-    assert world.kind.value in SimLauncher.KINDS  # never a hand in the tray
-    world.busy = True
-    assert launcher.busy and launcher.launch() == "a spin is still in motion" and world.launched == 1
+    assert launcher.launch() is None
+    assert launcher.busy and launcher.launch() == "a spin is still in motion"
+    (truth,) = world.truths
+    # The machine spins it: no hand reaches into the tray, and the kind is one the launcher makes.
+    assert truth.by_launcher is True
+    assert truth.kind.value in SimLauncher.KINDS
 
 
 def test_tray_calibration_becomes_the_judges_lores_outline() -> None:
