@@ -121,6 +121,53 @@ def augment_glyph(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return np.clip(out, 0, 1).astype(np.float32)
 
 
+def font_glyphs(n: int, fonts: list[str], seed: int) -> list[tuple[np.ndarray, int, int, float, int]]:
+    """Glyphs drawn straight from the fonts, degraded as the pipeline degrades a face (cheap, plentiful).
+
+    The letter (white on black, so the picture *is* the ink) is drawn on a face, squeezed as a tilted
+    face is, sometimes with the sliver of a neighbour face, shrunk to the size a 40-150 px dreidel's
+    face has in the picture, blurred and noised, then normalized exactly as a real face is.
+    """
+    from vision.features import PATCH, normalize_glyph
+    from vision.letter_synth import _glyph_texture
+
+    rng = np.random.default_rng(seed)
+    out = []
+    inner = int(round(PATCH / (1 + 2 * 0.08)))
+    for i in range(n):
+        letter_idx = int(rng.integers(5))
+        style = DreidelStyle.random(rng, fonts)
+        style = DreidelStyle(**{**style.__dict__, "body_bgr": (0, 0, 0), "letter_bgr": (255, 255, 255)})
+        tex = _glyph_texture(style, LETTERS[letter_idx], 96, int(96 * rng.uniform(0.95, 1.35)), rng)[:, :, 1]
+        face = cv2.resize(tex, (96, 96), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
+        if rng.random() < 0.4:  # a neighbour face's sliver along one side, darker and squeezed
+            other = LETTERS[(letter_idx + 1 + int(rng.integers(3))) % 5]
+            tex2 = _glyph_texture(style, other, 96, 96, rng)[:, :, 1].astype(np.float32) / 255.0
+            frac = rng.uniform(0.1, 0.35)
+            w_s = max(2, int(96 * frac))
+            sliver = cv2.resize(tex2, (w_s, 96), interpolation=cv2.INTER_AREA) * rng.uniform(0.4, 1.0)
+            sliver += rng.uniform(0.15, 0.5)  # the sliver's own shade differs from the face
+            main = cv2.resize(face, (96 - w_s, 96), interpolation=cv2.INTER_AREA)
+            face = np.hstack([main, sliver] if rng.random() < 0.5 else [sliver, main])
+        side = int(rng.integers(10, 48))
+        small = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
+        big = cv2.resize(small, (inner, inner), interpolation=cv2.INTER_LINEAR)
+        patch = np.zeros((PATCH, PATCH), np.float32)
+        m = (PATCH - inner) // 2
+        patch[m:m + inner, m:m + inner] = big
+        blur = rng.uniform(0, 1.5)
+        if blur > 0.3:
+            patch = cv2.GaussianBlur(patch, (0, 0), blur)
+        patch += rng.normal(0, rng.uniform(0.01, 0.08), patch.shape).astype(np.float32)
+        scale = max(float(np.percentile(patch[m:m + inner, m:m + inner], 95)), 0.2)
+        ink = np.clip((patch / scale - 0.3) / 0.5, 0, 1).astype(np.float32)
+        glyph = normalize_glyph(ink, 50.0)
+        o = int(rng.choice(4, p=[0.7, 0.05, 0.2, 0.05]))
+        g = np.rot90(glyph.image, -o).copy()  # top turned o quarter turns clockwise
+        out.append((g.astype(np.float16), letter_idx, o, 1.0, -1 - i))
+    return out
+
+
 def rotated_training_set(rows: list[tuple[np.ndarray, int, int, float, int]], copies: int, seed: int
                          ) -> tuple[np.ndarray, np.ndarray]:
     """Descriptors of every glyph (and ``copies`` augmented variants) in all four quarter turns,
@@ -197,6 +244,7 @@ def main() -> None:
     ap.add_argument("--hidden", type=int, default=128)
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--copies", type=int, default=2, help="augmented variants per rendered glyph")
+    ap.add_argument("--font-glyphs", type=int, default=6000, help="extra glyphs drawn straight from the fonts")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     args = ap.parse_args()
 
@@ -215,6 +263,7 @@ def main() -> None:
     val_rows = generate(args.seed + 7919, args.val_styles * 30, held, args.workers, per_style=30)
     print(f"rendered and read {len(train_rows)} + {len(val_rows)} stills in {time.time() - t0:.0f} s", flush=True)
 
+    train_rows = train_rows + font_glyphs(args.font_glyphs, train_fonts, args.seed + 17)
     x, y = rotated_training_set(train_rows, args.copies, args.seed)
     print(f"{len(x)} training descriptors", flush=True)
     mean, std, w1, b1, w2, b2 = train_mlp(x, y, args.hidden, args.epochs, args.seed)
