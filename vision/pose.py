@@ -284,20 +284,28 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     wb = float(np.percentile(width, 90))
     if wb < 4:
         return None
-    # The body is where the silhouette's convex hull is (nearly) as wide as it gets: the hull
-    # ignores notches (a dark letter or sliver lost against the felt), and for a convex shape the
-    # width along the axis rises and falls once, so the wide part is one interval. Past the body
-    # the hull narrows: toward the tip's point and toward the handle's end.
-    s0 = float(s.min())
-    pts = np.stack([t - t0, s - s0], axis=1).astype(np.float32)
-    hull = cv2.convexHull(pts).reshape(-1, 2)
-    canvas = np.zeros((int(math.ceil(float(s.max()) - s0)) + 2, nb), np.uint8)
-    cv2.fillConvexPoly(canvas, np.round(hull).astype(np.int32), 1)
-    hull_width = canvas.sum(axis=0).astype(np.float64)
-    wide = np.nonzero(hull_width >= 0.93 * hull_width.max())[0]
-    if wide.size == 0:
+    # The body is the longest stretch at (nearly) full width. Gaps are bridged: a stray notch (a
+    # dark letter or sliver lost against the felt) must not split it. Outlier pixels (shadow, noise)
+    # do not move it, as they would a convex hull's.
+    wide = width >= 0.85 * wb
+    max_gap = max(2, int(0.06 * length))
+    runs: list[tuple[int, int]] = []
+    start, end, gap = -1, -1, 0
+    for i, flag in enumerate(wide):
+        if flag:
+            if start < 0:
+                start = i
+            end, gap = i, 0
+        elif start >= 0:
+            gap += 1
+            if gap > max_gap:
+                runs.append((start, end))
+                start, gap = -1, 0
+    if start >= 0:
+        runs.append((start, end))
+    if not runs:
         return None
-    b0, b1 = int(wide[0]), int(wide[-1])
+    b0, b1 = max(runs, key=lambda r: r[1] - r[0])
     left, right = width[:b0], width[b1 + 1:]
 
     def end_score(part: np.ndarray) -> float:
@@ -378,7 +386,9 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
     rows, cols = lab.shape[:2]
     if rows < 10 or cols < 6:
         return None
-    c0, c1 = int(cols * 0.1), max(int(cols * 0.9), int(cols * 0.1) + 2)
+    # A letter's long stroke (a Nun's stem) runs along the axis too, but not the face's whole length:
+    # the edge must be there from end to end.
+    c0, c1 = int(cols * 0.04), max(int(cols * 0.96), int(cols * 0.04) + 2)
     band = lab[:, c0:c1]
     best: tuple[int, int] | None = None
     best_score = 0.0
@@ -395,7 +405,7 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
             along = d @ (med / strength)  # every column must step the same way
             coverage = float(np.mean(along > 0.5 * strength))
             score = strength * coverage
-            if coverage >= 0.85 and score > best_score:
+            if coverage >= 0.92 and score > best_score:
                 best_score, best = score, (side, k)
     return best
 
