@@ -303,12 +303,17 @@ class ImuFeatureExtractor:
         wins = self.windows_between(t0, t1)
         return np.array([w.t for w in wins]), np.array([w.energy for w in wins])
 
-    def release_impact(self, t_hint: float, before_s: float = 0.6, after_s: float = 0.4) -> Impact | None:
-        """The impact that marks a release seen by the camera near ``t_hint``: the strongest nearby knock."""
+    def release_impact(self, t_hint: float, before_s: float = 1.0, after_s: float = 0.3) -> Impact | None:
+        """The knock of the tip landing on the tray at a release the camera saw at ``t_hint``.
+
+        The camera sees a released dreidel only once the hand has cleared it, so the knock comes before
+        the sighting, sometimes well before: the strongest knock in the window wins (a hand lowering a
+        dreidel does not knock the tray).
+        """
         cands = self.impacts_between(t_hint - before_s, t_hint + after_s)
         if not cands:
             return None
-        return min(cands, key=lambda i: (abs(i.t - t_hint) - 0.05 * math.log(i.peak_g + 1e-9)))
+        return max(cands, key=lambda i: i.peak_g)
 
     def chatter_onset(self, t0: float, t1: float) -> float | None:
         """When the steady hum of [t0, t1] turned into chatter: a change point in log energy.

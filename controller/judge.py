@@ -159,7 +159,8 @@ class JudgeSettings:
     must lie still to be at rest. ``settle_s``: the start of a spin ignored when learning the sleeping
     dreidel's baseline for the display (the release shakes it); ``onset_skip_s``: the start ignored
     when looking back for the wobble onset (the hand or the release knock). ``lost_s``: how long a dreidel may be out of sight before
-    the spin ends without it. ``max_spin_s``: a spin still running after this goes to a judge.
+    the spin ends without it (``covered_s`` while a hand hides it). ``max_spin_s``: a spin still running
+    after this goes to a judge.
     ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
     how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
     """
@@ -171,9 +172,9 @@ class JudgeSettings:
     settle_s: float = 0.3
     onset_skip_s: float = 0.1
     lost_s: float = 0.8
+    covered_s: float = 3.0
     max_spin_s: float = 60.0
     lying_min_elongation: float = 1.45
-    squat_min_elongation: float = 1.25
     needs_judge_below: float = 0.4
     timing_sigma_s: float = 0.08
     circle_window_s: float = 0.35
@@ -212,6 +213,7 @@ class _Spin:
     lying_from_start: bool = True
     rest_angle: float | None = None
     pending_phase: TablePhase = TablePhase.SPINNING
+    clear_since: float | None = None
     pending_frames: int = 0
 
 
@@ -438,7 +440,7 @@ class SpinJudge:
         """
         track: list[tuple[float, float, float]] = []
         for t, hands in self._hands:
-            if seen_t - 1.5 <= t <= seen_t + 1e-9 and hands:
+            if seen_t - 2.0 <= t <= seen_t + 1e-9 and hands:
                 hx, hy = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
                 track.append((t, hx, hy))
         if len(track) < 5 or seen_t - track[-1][0] > 0.2:
@@ -456,7 +458,7 @@ class SpinJudge:
         still = np.flatnonzero(v <= v_min + 0.2 * (v_end - v_min))
         # fingers open before the hand starts to move away: the release is a moment before the hand moves
         t_release = float(tv[still[-1]]) - self.settings.hand_lag_s if still.size else seen_t
-        return min(max(t_release, seen_t - 0.6), seen_t)
+        return min(max(t_release, seen_t - 1.2), seen_t)
 
     def _start_spin(self, release_t: float, events: list[JudgeEvent]) -> _Spin:
         spin = _Spin(spin_id=self._next_id, release_t=release_t, last_seen_t=release_t)
@@ -500,12 +502,9 @@ class SpinJudge:
                 Phase.FALLING: TablePhase.FALLING,
                 Phase.AT_REST: TablePhase.FALLING,
             }.get(obs.phase, self._phase)
-            # at rest it lies on a face: a long outline. A squat dreidel lying on its face can look
-            # shorter, so a moderately long outline counts too once it has been still for longer (an
-            # upright sleeping dreidel is compact, and it is never still for long)
-            lying = obs.elongation >= s.lying_min_elongation or (
-                obs.elongation >= s.squat_min_elongation and obs.still_s >= 2 * s.rest_hold_s
-            )
+            # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
+            # smoothly blurred one can look still)
+            lying = obs.elongation >= s.lying_min_elongation
             if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
                 spin.rest_t = obs.t - obs.still_s
                 spin.rest_obs = obs
@@ -529,12 +528,18 @@ class SpinJudge:
         else:
             if tr.lost_at_edge:
                 spin.lost_at_edge = True
-            if frame.t - spin.last_seen_t > s.lost_s and not obs.merged:
-                events.append(self._verdict(spin, frame.t, lost=True))
-                return
-            if obs.merged and frame.t - spin.last_seen_t > 3.0:
-                events.append(self._verdict(spin, frame.t, lost=True))
-                return
+            if obs.hand or obs.merged:
+                # a hand may hide it (reaching over, or taking it): wait for the hand to go, within reason
+                spin.clear_since = None
+                if frame.t - spin.last_seen_t > s.covered_s:
+                    events.append(self._verdict(spin, frame.t, lost=True))
+                    return
+            else:
+                if spin.clear_since is None:
+                    spin.clear_since = frame.t
+                if frame.t - max(spin.last_seen_t, spin.clear_since) > s.lost_s:
+                    events.append(self._verdict(spin, frame.t, lost=True))
+                    return
         if frame.t - spin.release_t > s.max_spin_s:
             events.append(self._verdict_incomplete(spin, frame.t, f"no rest after {s.max_spin_s:.0f} s"))
 
