@@ -351,7 +351,7 @@ class SpinJudge:
         obs = self.observer.update(tr)
         sc = tr.scale
         self._hands.append((t, tuple((h.x * sc, h.y * sc) for h in tr.hands)))
-        while self._hands and t - self._hands[0][0] > 2.0:
+        while self._hands and t - self._hands[0][0] > 2.5:
             self._hands.popleft()
         if self._spin is None:
             self._idle(frame, tr, obs, events)
