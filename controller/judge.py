@@ -214,6 +214,7 @@ class _Spin:
     rest_angle: float | None = None
     pending_phase: TablePhase = TablePhase.SPINNING
     clear_since: float | None = None
+    fell: bool = False
     pending_frames: int = 0
 
 
@@ -502,9 +503,12 @@ class SpinJudge:
                 Phase.FALLING: TablePhase.FALLING,
                 Phase.AT_REST: TablePhase.FALLING,
             }.get(obs.phase, self._phase)
+            if obs.phase is Phase.FALLING and frame.t - spin.release_t > 0.5:
+                spin.fell = True
             # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
-            # smoothly blurred one can look still)
-            lying = obs.elongation >= s.lying_min_elongation
+            # smoothly blurred one can look still). A stubby dreidel lying down can look compact too, so
+            # after a fall was seen, being still for longer is enough.
+            lying = obs.elongation >= s.lying_min_elongation or (spin.fell and obs.still_s >= 2 * s.rest_hold_s)
             if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
                 spin.rest_t = obs.t - obs.still_s
                 spin.rest_obs = obs
