@@ -25,6 +25,19 @@ How the moments are measured:
 
 ``stable_s`` is ``wobble_t - release_t``. A spin whose wobble cannot be told from its fall (it toppled
 straight over) has ``wobble_t = None`` and ``stable_s`` measured to the start of the fall.
+
+Decisions where the rules are silent:
+
+- "wobbled immediately" means stable for less than ``JudgeSettings.immediate_s`` (0.5 s); a spin stable
+  for 0.5-3.0 s is "short". Only one of the two codes is given.
+- A touch ends the stable spin: with interference, ``wobble_t`` is the touch when that came first.
+- Interference is a hand that changes the dreidel (takes, pushes or knocks it over), not one that only
+  reaches over the tray (:mod:`vision.interference`).
+- ``valid`` follows the physical rule alone. An unreadable letter adds the code ``unreadable`` and
+  ``needs_judge`` but does not by itself make the spin invalid: the judge reads the letter.
+- A dreidel put down lying still, never spun, is a verdict with the single code ``no_release``.
+- A spin that cannot be finished (camera failure, the recording ends, no rest within ``max_spin_s``)
+  is ``valid=False`` with no reason code, ``confidence`` 0 and ``needs_judge``: never a guess.
 """
 
 from __future__ import annotations
