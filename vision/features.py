@@ -113,11 +113,35 @@ def ink_map(patch_bgr: np.ndarray, felt_lab: np.ndarray | None = None) -> tuple[
     inside = np.zeros((n, n), bool)
     inside[m:n - m, m:n - m] = True
     dist[~inside] = 0.0
+    _drop_edge_bands(dist, m, threshold=max(0.5 * float(np.percentile(dist[inside], 95)), 8.0))
     centre = dist[m:n - m, m:n - m]
     contrast = float(np.percentile(centre, 95))
     scale = max(contrast, 10.0)
     ink = np.clip((dist - 0.3 * scale) / (0.5 * scale), 0.0, 1.0).astype(np.float32)
     return ink, contrast
+
+
+def _drop_edge_bands(dist: np.ndarray, m: int, threshold: float) -> None:
+    """Zero bands that run across the whole face from its edge inward (in place).
+
+    A loose face outline takes in the base of the tip, the handle's collar or a neighbour face's
+    sliver: each shows as a solid bar along one edge of the face. A letter's strokes leave a gap
+    of face colour before the edge, so scanning from each edge inward stops at the letter.
+    """
+    n = dist.shape[0]
+    lo, hi = m, n - m
+    depth = max(1, int(0.25 * (hi - lo)))
+    ink = dist > threshold
+    for axis in (0, 1):
+        cover = ink[lo:hi, lo:hi].mean(axis=1 - axis)  # per row (axis 0) or per column (axis 1)
+        for order in (range(depth), range(hi - lo - 1, hi - lo - 1 - depth, -1)):
+            for i in order:
+                if cover[i] < 0.6:
+                    break
+                if axis == 0:
+                    dist[lo + i, :] = 0.0
+                else:
+                    dist[:, lo + i] = 0.0
 
 
 def normalize_glyph(ink: np.ndarray, contrast: float, size: int = GLYPH) -> Glyph:

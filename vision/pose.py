@@ -326,7 +326,7 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     w_lo, w_hi = (float(np.percentile(s[in_body], 2)), float(np.percentile(s[in_body], 98))) if in_body.any() \
         else (-wb / 2, wb / 2)
     # the body's ends meet the tip's base and the handle's collar: keep the face's inner part
-    inset = 0.05 * (b1 + 1 - b0)
+    inset = 0.07 * (b1 + 1 - b0)
     tb0, tb1 = t0 + b0 + inset, t0 + b1 + 1 - inset
     end_l = t <= t0 + 1.5
     end_r = t >= t0 + length - 2.5
