@@ -205,6 +205,8 @@ class AltDreidel:
             body = _pick(((200, 200, 205), (80, 170, 210), (150, 160, 170)), rng)
             handle = body
             letter = (35, 35, 40)
+        if finish is not Finish.METAL:
+            letter = _readable(letter, face_bgrs or (body,))
         lettering = Lettering(rng.choice([v.value for v in Lettering], p=[0.55, 0.33, 0.12]))
         if finish is Finish.METAL:
             lettering = Lettering.PRINTED
@@ -463,6 +465,28 @@ def _rx(a: float) -> np.ndarray:
 def _ry(a: float) -> np.ndarray:
     c, s = math.cos(a), math.sin(a)
     return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+#: letter colours a maker would choose from, dark to light
+_LETTER_CHOICES: tuple[tuple[int, int, int], ...] = ((20, 20, 20), (40, 30, 120), (30, 30, 140), (240, 240, 240),
+                                                     (60, 220, 255))
+
+
+def _luma(bgr: tuple[int, int, int]) -> float:
+    return 0.114 * bgr[0] + 0.587 * bgr[1] + 0.299 * bgr[2]
+
+
+def _readable(letter: tuple[int, int, int], faces: tuple[tuple[int, int, int], ...]) -> tuple[int, int, int]:
+    """``letter`` if it stands out in brightness from every face it is printed on, else the choice that
+    stands out most (a maker does not print yellow on yellow). Draws no random numbers, so a dreidel
+    whose colours were fine is unchanged."""
+
+    def margin(c: tuple[int, int, int]) -> float:
+        return min(abs(_luma(c) - _luma(f)) for f in faces)
+
+    if margin(letter) >= 60.0:
+        return letter
+    return max(_LETTER_CHOICES, key=margin)
 
 
 def _jit(bgr: tuple[int, int, int], rng: np.random.Generator, amount: int) -> tuple[int, int, int]:
