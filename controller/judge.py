@@ -416,7 +416,7 @@ class SpinJudge:
             self._candidate_lying = 0
         self._candidate_frames += 1
         self._candidate_seen += 1
-        lying_still = obs.elongation >= s.lying_min_elongation and obs.motion < self.observer.still_motion
+        lying_still = obs.elongation >= s.lying_min_elongation and obs.still_s > 0.0
         if lying_still:
             self._candidate_lying += 1
         if self._candidate_xy is None and obs.x is not None and obs.y is not None:
@@ -427,7 +427,7 @@ class SpinJudge:
             xy = self._candidate_xy or (obs.x or 0.0, obs.y or 0.0)
             self._candidate_xy = None
             release_t = self._release_from_hand(seen_t, xy)
-            if self._candidate_lying >= 0.8 * self._candidate_frames:
+            if self._candidate_lying >= 0.5 * self._candidate_frames and obs.still_s > 0.0:
                 self._after_rest = True
                 self._absent_since = None
                 last = self._last_rest

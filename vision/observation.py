@@ -80,7 +80,7 @@ class ObservationBuilder:
         upright_max_elongation: float = 1.35,
         lying_min_elongation: float = 1.45,
         still_motion: float = 1.2,
-        still_speed: float = 0.3,
+        still_speed: float = 0.12,
         fall_speed: float = 2.5,
     ) -> None:
         self.window_s = window_s
@@ -183,17 +183,27 @@ class ObservationBuilder:
         return obs
 
     def _speed(self, t: float, x: float, y: float) -> float:
-        """Centroid speed (px/s) over the last ~0.25 s (the outline of a still body flickers by a pixel)."""
-        ref = None
-        for h in reversed(self._hist):
-            if t - h[0] >= 0.25:
-                ref = h
-                break
-        if ref is None:
-            ref = self._hist[0]
-        if t <= ref[0]:
+        """Centroid speed (px/s) over the last ~0.25 s, from averaged positions at both ends.
+
+        The outline of a still body flickers by a pixel, so single positions are too noisy; a sleeping
+        top drifts slowly but steadily, which the averages keep.
+        """
+        hist = self._hist
+        if len(hist) < 4:
             return 0.0
-        return math.hypot(x - ref[1], y - ref[2]) / (t - ref[0])
+        old = [h for h in hist if t - h[0] >= 0.2]
+        if len(old) < 2:
+            old = list(hist)[:2]
+        new = list(hist)[-3:]
+        t0 = sum(h[0] for h in old[-3:]) / len(old[-3:])
+        t1 = sum(h[0] for h in new) / len(new)
+        if t1 <= t0:
+            return 0.0
+        x0 = sum(h[1] for h in old[-3:]) / len(old[-3:])
+        y0 = sum(h[2] for h in old[-3:]) / len(old[-3:])
+        x1 = sum(h[1] for h in new) / len(new)
+        y1 = sum(h[2] for h in new) / len(new)
+        return math.hypot(x1 - x0, y1 - y0) / (t1 - t0)
 
     def _circling(self) -> float:
         """RMS distance of the centroid from its straight-line drift over the window."""
