@@ -101,6 +101,7 @@ class Tally:
     letters: list[bool] = field(default_factory=list)
     unreadable: int = 0
     verdicts: list[bool] = field(default_factory=list)
+    reasons: list[bool] = field(default_factory=list)
     stable_err: list[float] = field(default_factory=list)
     rest_err: list[float] = field(default_factory=list)
     missed: int = 0
@@ -151,6 +152,12 @@ def add(t: Tally, r: SpinResult, failures: list[Failure]) -> None:
         if not ok:
             failures.append(Failure(where, f"verdict valid={g.get('valid')} {g.get('reasons')} but truth "
                                            f"valid={tr['valid']} {tr['reasons']} (stable {tr['stable_s']:.2f} s)"))
+    if not tr["valid"]:
+        # every reason the truth gives must be reported ("unreadable" and extras are allowed)
+        ok = set(tr["reasons"]) <= set(g.get("reasons") or [])
+        t.reasons.append(ok)
+        if not ok:
+            failures.append(Failure(where, f"reasons {g.get('reasons')}, truth {tr['reasons']}"))
     if tr["wobble_t"] is not None and r.kind not in ("hand_touch", "no_release") and g.get("stable_s") is not None:
         e = abs(float(g["stable_s"]) - float(tr["stable_s"]))
         t.stable_err.append(e)
@@ -171,11 +178,13 @@ def row(name: str, t: Tally) -> str:
         return f"{np.percentile(xs, p):.3f}" if xs else "-"
 
     rest_ok = [e <= 0.3 for e in t.rest_err]
-    return (f"{name:<22} {t.spins:>4}  {pct(t.letters):>17} {t.unreadable:>4}  {pct(t.verdicts):>17}  "
+    return (f"{name:<22} {t.spins:>4}  {pct(t.letters):>17} {t.unreadable:>4}  {pct(t.verdicts):>17} "
+            f"{pct(t.reasons):>17}  "
             f"{q(t.stable_err, 50):>6} {q(t.stable_err, 95):>6}  {pct(rest_ok):>17}  {t.missed:>3} {t.invented:>3}")
 
 
-HEADER = (f"{'case':<22} {'spins':>4}  {'letters right (valid)':>17} {'unrd':>4}  {'verdict right':>17}  "
+HEADER = (f"{'case':<22} {'spins':>4}  {'letters right (valid)':>17} {'unrd':>4}  {'verdict right':>17} "
+          f"{'reasons right':>17}  "
           f"{'stab50':>6} {'stab95':>6}  {'rest <=0.3 s':>17}  {'mis':>3} {'inv':>3}")
 
 
