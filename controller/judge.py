@@ -174,7 +174,8 @@ class JudgeSettings:
     when looking back for the wobble onset (the hand or the release knock). ``lost_s``: how long a dreidel may be out of sight before
     the spin ends without it (``covered_s`` while a hand hides it). ``max_spin_s``: a spin still running
     after this goes to a judge.
-    ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
+    ``long_still_s``: still this long is at rest whatever the outline looks like (unless the IMU hears
+    a hum). ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
     how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
     """
 
@@ -186,6 +187,7 @@ class JudgeSettings:
     onset_skip_s: float = 0.1
     lost_s: float = 0.8
     covered_s: float = 3.0
+    long_still_s: float = 1.0
     max_spin_s: float = 60.0
     lying_min_elongation: float = 1.45
     needs_judge_below: float = 0.4
@@ -427,6 +429,16 @@ class SpinJudge:
             xy = self._candidate_xy or (obs.x or 0.0, obs.y or 0.0)
             self._candidate_xy = None
             release_t = self._release_from_hand(seen_t, xy)
+            last = self._last_rest
+            if (
+                last is not None
+                and obs.still_s > 0.0
+                and math.hypot(xy[0] - last[0], xy[1] - last[1]) < 0.5 * max(last[2], 20.0)
+            ):
+                # the judged dreidel still lying where it came to rest (a hand covered it for a moment)
+                self._after_rest = True
+                self._absent_since = None
+                return
             if self._candidate_lying >= 0.5 * self._candidate_frames and obs.still_s > 0.0:
                 self._after_rest = True
                 self._absent_since = None
@@ -521,7 +533,11 @@ class SpinJudge:
             # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
             # smoothly blurred one can look still). A stubby dreidel lying down can look compact too, so
             # after a fall was seen, being still for longer is enough.
-            lying = obs.elongation >= s.lying_min_elongation or (spin.fell and obs.still_s >= 2 * s.rest_hold_s)
+            lying = (
+                obs.elongation >= s.lying_min_elongation
+                or (spin.fell and obs.still_s >= 2 * s.rest_hold_s)
+                or (obs.still_s >= s.long_still_s and not self._imu_hums(obs.t - obs.still_s, obs.t))
+            )
             if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
                 spin.rest_t = obs.t - obs.still_s
                 spin.rest_obs = obs
@@ -637,6 +653,13 @@ class SpinJudge:
                 if dip >= gap:
                     break
         return float(ts[start])
+
+    def _imu_hums(self, t0: float, t1: float) -> bool:
+        """True if the IMU covers [t0, t1] and the tray still vibrates there (a spinning tip hums)."""
+        if not self._imu_usable(t0, t1):
+            return False
+        _, energy = self.imu.energy_series(t0, t1)
+        return energy.size > 0 and float(np.median(energy)) > 3.0 * self.imu.noise_floor()
 
     def _imu_usable(self, t0: float, t1: float) -> bool:
         return self.imu_enabled and self.imu.samples_seen > 0 and self.imu.covers(t0, t1)
