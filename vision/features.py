@@ -30,6 +30,10 @@ GLYPH = 24
 MARGIN = 0.08
 #: orientation bins of the gradient histograms (signed: ink is always "high")
 BINS = 12
+#: the face's noise floor is this many times the 40th percentile of its colour distances
+NOISE_K = 3.0
+#: an ink blob smaller than this share of the largest one is a speck of texture, not a stroke
+SPECK = 0.03
 
 
 @dataclass(frozen=True)
@@ -117,8 +121,45 @@ def ink_map(patch_bgr: np.ndarray, felt_lab: np.ndarray | None = None) -> tuple[
     centre = dist[m:n - m, m:n - m]
     contrast = float(np.percentile(centre, 95))
     scale = max(contrast, 10.0)
-    ink = np.clip((dist - 0.3 * scale) / (0.5 * scale), 0.0, 1.0).astype(np.float32)
+    # The face's own texture and noise (wood grain, sensor noise, soft shading) sit just above zero
+    # over the bare face: cut them off at the face's noise floor, so they do not pass for faint
+    # strokes and pull the glyph's moments. A bold letter may cover half the face, so the floor
+    # comes from the lowest 40% of the distances (bare face for any letter): for noise-like
+    # distances NOISE_K times their 40th percentile lies near their 99th.
+    floor = NOISE_K * float(np.percentile(centre, 40))
+    low = float(np.clip(floor, 0.3 * scale, 0.5 * scale))
+    ink = np.clip((dist - low) / (0.5 * scale), 0.0, 1.0).astype(np.float32)
+    _drop_stray_blobs(ink, m)
     return ink, contrast
+
+
+def _drop_stray_blobs(ink: np.ndarray, m: int) -> None:
+    """Zero ink blobs that are not part of the letter (in place).
+
+    The letter sits in the face's middle. A blob that touches the face's edge without reaching the
+    middle half is the face's bevel, a neighbour's sliver or felt; a speck far smaller than the
+    letter's main stroke is texture or noise.
+    """
+    n = ink.shape[0]
+    strong = (ink > 0.25).astype(np.uint8)
+    count, labels, stats, _ = cv2.connectedComponentsWithStats(strong, connectivity=8)
+    if count <= 1:
+        return
+    lo, hi = m, n - m
+    q = (hi - lo) // 4
+    mid = np.zeros((n, n), bool)
+    mid[lo + q:hi - q, lo + q:hi - q] = True
+    rim = np.zeros((n, n), bool)
+    rim[lo:hi, lo:hi] = True
+    rim[lo + 2:hi - 2, lo + 2:hi - 2] = False
+    areas = stats[1:, cv2.CC_STAT_AREA]
+    biggest = float(areas.max())
+    for i in range(1, count):
+        blob = labels == i
+        touches = bool((blob & rim).any())
+        central = bool((blob & mid).any())
+        if (touches and not central) or stats[i, cv2.CC_STAT_AREA] < SPECK * biggest:
+            ink[blob] = 0.0
 
 
 def _drop_edge_bands(dist: np.ndarray, m: int, threshold: float) -> None:

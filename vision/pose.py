@@ -120,6 +120,25 @@ def _threshold(dist: np.ndarray, valid: np.ndarray) -> float:
     return max(10.0, med + 7.0 * mad)
 
 
+def _felt_threshold(dist: np.ndarray, valid: np.ndarray, grid: int = 8) -> float:
+    """The noise level of the picture's evenest blocks (the felt), as a threshold."""
+    h, w = dist.shape
+    levels: list[tuple[float, float]] = []
+    for by in range(grid):
+        for bx in range(grid):
+            ys, xs = slice(by * h // grid, (by + 1) * h // grid), slice(bx * w // grid, (bx + 1) * w // grid)
+            vals = dist[ys, xs][valid[ys, xs]]
+            if vals.size < 16:
+                continue
+            med = float(np.median(vals))
+            levels.append((float(np.median(np.abs(vals - med))) * 1.4826, med))
+    if not levels:
+        return float("inf")
+    levels.sort()
+    mad, med = levels[len(levels) // 10]
+    return max(10.0, med + 7.0 * mad)
+
+
 def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | None = None,
                          mask: np.ndarray | None = None) -> RestPose | None:
     """Locate the resting dreidel in an overhead BGR picture, or None when there is none to see.
@@ -161,6 +180,15 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     fg = ((dist > thr) & valid).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     blob = _pick_blob(fg, scale, _lab(small))
+    if blob is None:
+        # A busy cloth around the tray (checks, stripes) inflates the picture-wide noise level until
+        # the dreidel drowns under it; the felt's own, evener patches then set the level instead.
+        felt_thr = _felt_threshold(dist, valid)
+        if felt_thr < thr:
+            thr = felt_thr
+            fg = ((dist > thr) & valid).astype(np.uint8)
+            fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            blob = _pick_blob(fg, scale, _lab(small))
     if blob is None:
         return None
     x, y, bw, bh = blob
