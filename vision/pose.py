@@ -180,9 +180,10 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     fg = ((dist > thr) & valid).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
     blob = _pick_blob(fg, scale, _lab(small))
-    if blob is None:
+    if blob is None and background_bgr is None:
         # A busy cloth around the tray (checks, stripes) inflates the picture-wide noise level until
         # the dreidel drowns under it; the felt's own, evener patches then set the level instead.
+        # (An empty-tray picture already cancels the cloth, so it needs no second look.)
         felt_thr = _felt_threshold(dist, valid)
         if felt_thr < thr:
             thr = felt_thr

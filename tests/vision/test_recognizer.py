@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from controller.classify_cli import classify
 from controller.rules.letters import Letter
+from vision.features import MARGIN, PATCH, ink_map
 from vision.letter_synth import DreidelStyle, SynthStill, hebrew_fonts, render_still
 from vision.pose import find_resting_dreidel
 from vision.recognizer import LETTERS, LetterModel, LetterRecognizer, ModelError
@@ -177,3 +178,21 @@ def test_classify_cli_bad_paths_exit_2(tmp_path: Path) -> None:
     cv2.imwrite(str(good), still(style(), Letter.NUN, 12).image)
     nodir = runner.invoke(classify, [str(good), "--enroll", str(tmp_path / "nodir")])
     assert nodir.exit_code == 2 and "does not exist" in nodir.output
+
+
+def test_ink_is_the_letter_not_the_face_texture_or_an_edge_blob() -> None:
+    # A grainy face with a stroke in the middle and a short dark blob on its left edge (a bevel).
+    rng = np.random.default_rng(5)
+    patch = np.full((PATCH, PATCH, 3), (120, 170, 200), np.float32)
+    patch += rng.normal(0.0, 6.0, (PATCH, PATCH, 1))  # grain: lightness only, like wood
+    m = int(round(PATCH * MARGIN / (1 + 2 * MARGIN)))
+    patch[14:34, 21:27] = (40, 40, 60)  # the letter's stroke
+    patch[m:m + 12, m:m + 4] = (40, 40, 60)  # the edge blob, too short to be a band along the edge
+    ink, contrast = ink_map(np.clip(patch, 0, 255).astype(np.uint8))
+    assert contrast > 20
+    assert ink[16:32, 22:26].mean() > 0.8
+    assert ink[m:m + 12, m:m + 4].max() == 0.0
+    bare = np.ones_like(ink, bool)
+    bare[12:36, 19:29] = False
+    bare[:m + 14, :m + 6] = False
+    assert ink[bare].mean() < 0.01
