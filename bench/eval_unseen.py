@@ -36,8 +36,10 @@ from controller.rules.letters import Letter  # noqa: E402
 from hardware.recording import RecordingReader  # noqa: E402
 from hardware.sim.physics import SpinKind  # noqa: E402
 
-#: seeds never used for anything else (the held-out set)
+#: the first seed of the tuning set: 700000-700099 were rendered, judged and looked at while tuning
 SEED0 = 700_000
+#: the first seed of the held-out set (fixed 2026-11-21): never rendered or judged while tuning
+HELDOUT_SEED0 = 760_000
 KINDS: tuple[SpinKind, ...] = (
     SpinKind.VALID, SpinKind.SHORT, SpinKind.NEAR_3S, SpinKind.WOBBLE_AT_ONCE,
     SpinKind.UPSIDE_DOWN, SpinKind.LEFT_TRAY, SpinKind.HAND_TOUCH, SpinKind.VALID, SpinKind.NO_RELEASE,
@@ -46,18 +48,18 @@ SEVIVON = ROOT / ".venv" / "bin" / "sevivon"
 MATCH_S = 1.0  # a reported spin belongs to a true one when their releases are this close
 
 
-def spec_for(i: int, spins: int) -> SessionSpec:
+def spec_for(i: int, spins: int, seed0: int = SEED0) -> SessionSpec:
     kinds = [KINDS[(spins * i + k) % len(KINDS)] for k in range(spins)]
-    return SessionSpec.random(SEED0 + i, spins, kinds)
+    return SessionSpec.random(seed0 + i, spins, kinds)
 
 
-def _render(args: tuple[int, int, str]) -> dict[str, Any]:
-    i, spins, out = args
-    rec = Path(out) / f"rec_{SEED0 + i}"
+def _render(args: tuple[int, int, str, int]) -> dict[str, Any]:
+    i, spins, out, seed0 = args
+    rec = Path(out) / f"rec_{seed0 + i}"
     summary_path = rec / "summary.json"
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text()))
-    summary = record(rec, spec_for(i, spins))
+    summary = record(rec, spec_for(i, spins, seed0))
     summary_path.write_text(json.dumps(summary))
     return summary
 
@@ -220,9 +222,9 @@ def failure_png(rec: Path, truth: dict[str, Any], got: dict[str, Any] | None, ou
 # -- stills -------------------------------------------------------------------------------------------
 
 
-def make_stills(i: int, spins: int, out: Path) -> list[tuple[Path, str, Path | None, dict[str, Any]]]:
+def make_stills(i: int, spins: int, out: Path, seed0: int = SEED0) -> list[tuple[Path, str, Path | None, dict[str, Any]]]:
     """One still per letter of recording i's dreidel (the recording's own scene), with its enrol dir."""
-    spec = spec_for(i, spins)
+    spec = spec_for(i, spins, seed0)
     table = AltTable(spec.seed, spec.size, spec.fps)
     rec = out / f"rec_{spec.seed}"
     enroll = rec / "enroll" if (rec / "enroll").is_dir() else None
@@ -259,16 +261,19 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("/tmp/altsim_eval"))
     ap.add_argument("--render-only", action="store_true", help="only make the recordings and stills")
     ap.add_argument("--no-stills", action="store_true")
+    ap.add_argument("--heldout", action="store_true",
+                    help=f"the held-out seeds ({HELDOUT_SEED0}...) instead of the tuning seeds ({SEED0}...)")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    seed0 = HELDOUT_SEED0 if args.heldout else SEED0
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
 
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        summaries = list(pool.map(_render, [(i, args.spins, str(out)) for i in range(args.n)]))
+        summaries = list(pool.map(_render, [(i, args.spins, str(out), seed0) for i in range(args.n)]))
     stills: list[tuple[Path, str, Path | None, dict[str, Any]]] = []
     if not args.no_stills:
         for i in range(args.n):
-            stills.extend(make_stills(i, args.spins, out))
+            stills.extend(make_stills(i, args.spins, out, seed0))
     if args.render_only:
         print(f"{len(summaries)} recordings and {len(stills)} stills in {out}")
         return 0
