@@ -3,12 +3,19 @@
 Method (explainable, NumPy/OpenCV only):
 
 1. **Segment against the felt.** With an empty-tray picture (``background_bgr``) the foreground is the
-   colour distance to it. Without one, the felt colour is estimated locally by a coarse median
-   (the dreidel is small next to the tray, so the median ignores it), which also follows lighting
-   gradients. Shadows (darker, same hue as the felt) are not foreground. The threshold adapts to the
-   picture's noise (median + k * MAD of the distance).
-2. **Pick the dreidel** among the blobs: dreidel-sized, elongated, not cut by the picture's edge or
-   the tray mask.
+   colour distance to it. Without one, the tray's felt is found first (the colour around the
+   picture's centre, by chromaticity, and the convex hull of what connects to it), so that a checked
+   cloth or wood grain around the tray is never searched; the empty felt is then a quadratic in x and
+   y fitted robustly to the felt (a lamp's fall-off and vignetting are smooth; a dreidel, its shadow
+   and letter are outliers whatever their size). The threshold adapts to the picture's noise
+   (median + k * MAD of the distance).
+2. **Pick the dreidel** among the blobs: dreidel-sized, not a thin line (a rim's edge), not cut by
+   the picture's edge or the felt's, ringed by one even colour.
+   Shadows (darker, same hue as the felt) are not foreground, but a black or grey dreidel on grey
+   felt looks the same: the silhouette without such pixels is kept only while it still looks like a
+   whole dreidel (elongated, about as long as the one with them). When only the letter stands out
+   (wood on brown felt, a dark dreidel on dark felt), the dreidel is looked for again around it at
+   the felt's own noise level there.
 3. **Measure it** on the full-resolution mask: the principal axis, and the width profile along it.
    The body is the wide middle. The *tip* end tapers gradually from the body's width to a point,
    while the *handle* is a narrow stem right after the body: the end whose first part is wider is the tip.
@@ -32,6 +39,8 @@ MIN_LENGTH_PX = 22.0
 MAX_LENGTH_PX = 240.0
 #: segmentation works on a copy no larger than this (longest side), then refines at full resolution
 _WORK_SIDE = 400
+#: the face is the body minus this share at each end (the tip's base and the handle's collar)
+_FACE_INSET = 0.07
 
 
 @dataclass(frozen=True)
@@ -68,10 +77,7 @@ class RestPose:
 
 def _lab(image_bgr: np.ndarray) -> np.ndarray:
     """CIE Lab with L in 0-100 and a, b centred on 0 (float32)."""
-    lab = cv2.cvtColor(image_bgr, cv2.COLOR_BGR2LAB).astype(np.float32)
-    lab[..., 0] *= 100.0 / 255.0
-    lab[..., 1:] -= 128.0
-    return lab
+    return cv2.cvtColor(image_bgr.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2LAB)
 
 
 def _check_image(image_bgr: np.ndarray, name: str = "image") -> None:
@@ -87,28 +93,125 @@ def _check_image(image_bgr: np.ndarray, name: str = "image") -> None:
 def _local_felt(image_bgr: np.ndarray) -> np.ndarray:
     """The felt's colour around every pixel: a median over windows much larger than a dreidel."""
     h, w = image_bgr.shape[:2]
-    scale = 48.0 / max(h, w)
+    scale = 32.0 / max(h, w)
     small = cv2.resize(image_bgr, (max(8, round(w * scale)), max(8, round(h * scale))), interpolation=cv2.INTER_AREA)
     felt = cv2.medianBlur(cv2.medianBlur(small, 5), 5)
     return cv2.resize(felt, (w, h), interpolation=cv2.INTER_LINEAR)
 
 
-def foreground_distance(image_bgr: np.ndarray, background_bgr: np.ndarray) -> np.ndarray:
-    """Per-pixel colour distance from the background, with shadows pushed down (float32)."""
-    li, ai, bi = cv2.split(_lab(image_bgr))
-    lb, ab, bb = cv2.split(_lab(background_bgr))
-    # Lightness counts half: exposure drifts and shading move L more than a real object does.
-    dl, da, db = 0.5 * (li - lb), ai - ab, bi - bb
-    dist = np.sqrt(dl * dl + da * da + db * db)
-    # A shadow darkens every channel by about the same ratio; a real object changes the hue.
-    ratios = [(ci.astype(np.float32) + 1.0) / (cb.astype(np.float32) + 1.0)
-              for ci, cb in zip(cv2.split(image_bgr), cv2.split(background_bgr), strict=True)]
-    mean_ratio = (ratios[0] + ratios[1] + ratios[2]) / 3.0
-    spread = np.maximum(np.maximum(ratios[0], ratios[1]), ratios[2]) - np.minimum(np.minimum(ratios[0], ratios[1]),
-                                                                                  ratios[2])
-    shadow = (mean_ratio > 0.35) & (mean_ratio < 0.97) & (spread < 0.2 * mean_ratio + 0.05)
+def foreground_distance(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int = 3) -> np.ndarray:
+    """Per-pixel colour distance from the background, with shadows pushed down (float32).
+
+    ``smooth`` (odd, px) is the box over which the shadow test averages: a deep shadow leaves
+    the felt's channels so low that single pixels' noise would hide their common ratio.
+    """
+    dist, shadow = _distance_and_shadow(image_bgr, background_bgr, smooth)
     dist[shadow] *= 0.25
     return dist
+
+
+def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int,
+                         image_lab: np.ndarray | None = None, uniform: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """The colour distance from the background (float32) and where it looks like a shadow (bool).
+    ``uniform``: the background is one colour (its first pixel's)."""
+    bg_lab = _lab(background_bgr[:1, :1]) if uniform else _lab(background_bgr)
+    d = (_lab(image_bgr) if image_lab is None else image_lab) - bg_lab
+    # Lightness counts half: exposure drifts and shading move L more than a real object does.
+    d[..., 0] *= 0.5
+    dist = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
+    # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
+    # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
+    k = (smooth, smooth)
+    bg_blur = background_bgr if uniform else cv2.blur(background_bgr, k)
+    ratios = (cv2.blur(image_bgr, k).astype(np.float32) + 1.0) / (bg_blur.astype(np.float32) + 1.0)
+    r0, r1, r2 = cv2.split(ratios)  # 2-D arithmetic: NumPy reduces a 3-long last axis slowly
+    mean_ratio = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
+    spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
+    shadow = (mean_ratio > 0.22) & (mean_ratio < 0.97) & (spread < 0.2 * mean_ratio + 0.05)
+    return dist, shadow
+
+
+def _felt_region(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The tray's felt as a convex region (bool, the size of ``small_bgr``) and the felt's colour (BGR),
+    or None when the felt is not set off from its surroundings (then there is nothing to cut).
+
+    The felt is the colour around the picture's centre (DESIGN.md: the tray fills most of the
+    picture); pixels of that chromaticity and about that lightness that connect to the centre are
+    the felt, and their convex hull is the tray (round or square), with the notches that a dreidel,
+    its shadow or a letter cut. Chromaticity does not change under a lamp's gradient, vignetting or
+    the rim's shadow, and lightness only counts by its ratio.
+    """
+    h, w = small_bgr.shape[:2]
+    f = max(1, round(max(h, w) / 160))  # about 160 px across is plenty to find the tray
+    tiny = cv2.medianBlur(cv2.resize(small_bgr, (w // f, h // f), interpolation=cv2.INTER_AREA), 5)
+    gh, gw = tiny.shape[:2]
+    px = tiny.astype(np.float32) + 6.0  # keeps the chromaticity of near-black pixels steady
+    total = px.sum(axis=2, keepdims=True)
+    chroma = px / total
+    lum = np.log(total[..., 0])
+    cy0, cy1, cx0, cx1 = int(gh * 0.3), int(math.ceil(gh * 0.7)), int(gw * 0.3), int(math.ceil(gw * 0.7))
+    c_chroma = np.median(chroma[cy0:cy1, cx0:cx1].reshape(-1, 3), axis=0)
+    c_lum = float(np.median(lum[cy0:cy1, cx0:cx1]))
+    d_chroma = 100.0 * np.sqrt(((chroma - c_chroma) ** 2).sum(axis=2))
+    d_lum = 8.0 * np.abs(lum - c_lum)
+    near = (np.hypot(d_chroma, d_lum) < 6.0).astype(np.uint8)
+    near = cv2.morphologyEx(near, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(near, connectivity=4)
+    inner = labels[cy0:cy1, cx0:cx1]
+    counts = np.bincount(inner[inner > 0].ravel(), minlength=n)
+    if n <= 1 or counts.max() == 0:
+        return None
+    best = int(np.argmax(counts))
+    if stats[best, cv2.CC_STAT_AREA] >= 0.97 * gw * gh or stats[best, cv2.CC_STAT_AREA] < 0.1 * gw * gh:
+        return None  # felt everywhere (no tray edge to find), or no clear felt
+    pts = np.argwhere(labels == best)[:, ::-1].astype(np.float32)
+    hull = cv2.convexHull(pts)
+    region = np.zeros((gh, gw), np.uint8)
+    cv2.fillConvexPoly(region, np.round(hull).astype(np.int32), 1)
+    felt = np.median(tiny[labels == best], axis=0)
+    return cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST).astype(bool), felt
+
+
+def _felt_surface(small_bgr: np.ndarray, region: np.ndarray | None) -> np.ndarray:
+    """The empty felt as a smooth picture: per channel, a quadratic in x and y fitted to the felt.
+
+    A lamp's fall-off and vignetting are smooth, so a quadratic follows them; a dreidel, its shadow
+    and its letter are not, and a second fit without the pixels that the first one did not explain
+    (over 3 robust deviations) leaves them out, whatever their size. ``region`` (bool) limits the
+    fit to the tray's felt (None: the whole picture).
+    """
+    h, w = small_bgr.shape[:2]
+    step = max(1, round(math.sqrt(h * w / 2500.0)))  # about 2500 samples
+    ys, xs = np.mgrid[0:h:step, 0:w:step]
+    xs_f, ys_f = xs.ravel(), ys.ravel()
+    if region is not None:
+        keep = region[ys_f, xs_f]
+        if keep.sum() >= 50:
+            xs_f, ys_f = xs_f[keep], ys_f[keep]
+    colours = small_bgr[ys_f, xs_f].astype(np.float64)
+    u, v = xs_f / w - 0.5, ys_f / h - 0.5
+    design = np.stack([np.ones_like(u), u, v, u * u, u * v, v * v], axis=1)
+    use = np.ones(len(u), bool)
+    coef = np.zeros((6, 3))
+    for _ in range(3):
+        # the normal equations of a 6-term fit, summed with einsum (no BLAS threads on a shared Pi)
+        d_use = design[use]
+        gram = np.einsum("ni,nj->ij", d_use, d_use) + 1e-6 * np.eye(6)
+        coef = np.linalg.solve(gram, np.einsum("ni,nc->ic", d_use, colours[use]))
+        resid = np.abs(colours - np.einsum("ni,ic->nc", design, coef)).sum(axis=1)
+        scale = float(np.median(resid[use])) * 1.4826 + 1.0
+        use = resid < 3.0 * scale
+        if use.sum() < 12:
+            break
+    # a quadratic is smooth: evaluated on a grid 4 times coarser and interpolated up
+    cw, ch = max(2, w // 4), max(2, h // 4)
+    gu = ((np.arange(cw) + 0.5) / cw - 0.5)[None, :]
+    gv = ((np.arange(ch) + 0.5) / ch - 0.5)[:, None]
+    out = np.empty((ch, cw, 3), np.float32)
+    for c in range(3):
+        a = coef[:, c]
+        out[..., c] = a[0] + a[1] * gu + a[2] * gv + a[3] * gu * gu + a[4] * gu * gv + a[5] * gv * gv
+    return cv2.resize(np.clip(out, 0, 255).astype(np.uint8), (w, h), interpolation=cv2.INTER_LINEAR)
 
 
 def _threshold(dist: np.ndarray, valid: np.ndarray) -> float:
@@ -156,6 +259,7 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
             raise ValueError(f"background_bgr is {background_bgr.shape}, the picture is {image_bgr.shape}: "
                              "pass an empty-tray picture from the same camera mode")
     tray: np.ndarray | None = None
+    felt_region: np.ndarray | None = None
     if mask is not None:
         if mask.shape[:2] != (h, w):
             raise ValueError(f"mask is {mask.shape[:2]}, the picture is {(h, w)}: the tray mask must match it")
@@ -170,16 +274,26 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     if background_bgr is not None:
         bg_small = cv2.resize(background_bgr, small_size, interpolation=cv2.INTER_AREA) if scale < 1 else background_bgr
     else:
-        bg_small = _local_felt(small)
+        # Without an empty-tray picture, a checked cloth or a wood grain around the tray makes blobs
+        # of a dreidel's size: only the felt (the tray) is searched, and the felt's colour is
+        # estimated from the felt alone.
+        found = _felt_region(small)
+        felt_region = None if found is None else found[0]
+        bg_small = _felt_surface(small, felt_region)
     tray_small = None
     if tray is not None:
         tray_small = cv2.resize(tray, small_size, interpolation=cv2.INTER_NEAREST) if scale < 1 else tray
-    dist = foreground_distance(small, bg_small)
+    lab_small = _lab(small)
+    raw, shadow = _distance_and_shadow(small, bg_small, 3, lab_small)
+    dist = raw.copy()
+    dist[shadow] *= 0.25
     valid = np.ones(dist.shape, bool) if tray_small is None else tray_small.astype(bool)
+    if felt_region is not None:
+        valid &= felt_region
     thr = _threshold(dist, valid)
     fg = ((dist > thr) & valid).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    blob = _pick_blob(fg, scale, _lab(small))
+    blob = _pick_blob(fg, scale, lab_small, felt_region)
     if blob is None and background_bgr is None:
         # A busy cloth around the tray (checks, stripes) inflates the picture-wide noise level until
         # the dreidel drowns under it; the felt's own, evener patches then set the level instead.
@@ -189,53 +303,27 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
             thr = felt_thr
             fg = ((dist > thr) & valid).astype(np.uint8)
             fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            blob = _pick_blob(fg, scale, _lab(small))
+            blob = _pick_blob(fg, scale, lab_small, felt_region)
     if blob is None:
         return None
-    x, y, bw, bh = blob
+    x, y, bw, bh = _with_shadowlike(blob, fg, raw > thr, valid, scale)
     # 2. refine at full resolution inside the blob's box (plus a margin for the thin tip and handle)
     margin = int(max(bw, bh) / scale * 0.25) + 6
-    x0 = max(0, int(x / scale) - margin)
-    y0 = max(0, int(y / scale) - margin)
-    x1 = min(w, int((x + bw) / scale) + margin)
-    y1 = min(h, int((y + bh) / scale) + margin)
-    roi = image_bgr[y0:y1, x0:x1]
-    if background_bgr is not None:
-        bg_roi = background_bgr[y0:y1, x0:x1]
-    else:
-        # upsample only the part of the coarse felt estimate that the box needs
-        inv = 1.0 / scale
-        to_small = np.float32([[1 / inv, 0, (x0 + 0.5) / inv - 0.5], [0, 1 / inv, (y0 + 0.5) / inv - 0.5]])
-        bg_roi = cv2.warpAffine(bg_small, to_small, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
-                                borderMode=cv2.BORDER_REPLICATE)
-    dist_full = foreground_distance(roi, bg_roi)
-    fg_full = (dist_full > thr).astype(np.uint8)
-    if tray is not None:
-        fg_full &= tray[y0:y1, x0:x1]
-    fg_full = cv2.morphologyEx(fg_full, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    fg_full = cv2.morphologyEx(fg_full, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_full, connectivity=8)
-    if n <= 1:
-        return None
-    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    # Re-cut at half the dreidel's own contrast: a blurred edge is where the step is half done,
-    # and the halo of blur, JPEG ringing and soft shadow stays outside.
-    level = float(np.median(dist_full[labels == best]))
-    if 0.45 * level > thr:
-        fg_full = (dist_full > 0.45 * level).astype(np.uint8)
-        if tray is not None:
-            fg_full &= tray[y0:y1, x0:x1]
-        fg_full = cv2.morphologyEx(fg_full, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg_full, connectivity=8)
-        if n <= 1:
-            return None
-        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-    # Fill holes: a letter the colour of the felt must not cut the body's silhouette.
-    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
-    solid = np.zeros_like(fg_full)
-    cv2.drawContours(solid, contours, -1, 1, thickness=cv2.FILLED)
-    ys, xs = np.nonzero(solid)
-    pose = _measure(xs.astype(np.float64) + x0, ys.astype(np.float64) + y0)
+    box = (max(0, int(x / scale) - margin), max(0, int(y / scale) - margin),
+           min(w, int((x + bw) / scale) + margin), min(h, int((y + bh) / scale) + margin))
+    felt = _FeltModel(image_bgr, background_bgr, bg_small, scale, factor, tray)
+    pose = felt.measure(box, thr)
+    # Low contrast (wood on brown felt, a dark dreidel on dark felt): the picture-wide threshold may
+    # leave only the letter standing out. When, right around what was found, the (smoothed) felt
+    # is not felt but something faint that goes on, look again in a box that holds any dreidel
+    # around it, at the felt's own noise level there.
+    if pose is not None and felt.continues(pose):
+        cx, cy = pose.center
+        half = max(1.3 * pose.length_px, 0.08 * max(h, w))
+        big = (max(0, int(cx - half)), max(0, int(cy - half)), min(w, int(cx + half)), min(h, int(cy + half)))
+        again = felt.measure(big, felt.noise_level(big), local=True)
+        if _plausible(again, body=True) and again is not None and again.length_px > 1.15 * pose.length_px:
+            pose = again
     if pose is None:
         return None
     quad = _refine_face(image_bgr, pose)
@@ -244,10 +332,178 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
                     width_px=pose.width_px)
 
 
-def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray) -> tuple[int, int, int, int] | None:
+def _plausible(m: _Measured | None, body: bool = False) -> bool:
+    """Does a measured silhouette look like a whole dreidel (not a lone letter or handle)? It is
+    elongated and, with ``body``, its body is about as long as it is wide (a face is roughly square)
+    where a letter's stroke would make a long thin "body"."""
+    if m is None or m.length_px < 1.45 * m.width_px:
+        return False
+    if not body:
+        return True
+    body_len = (m.body[1] - m.body[0]) / (1.0 - 2 * _FACE_INSET)
+    return 0.5 * m.width_px <= body_len <= 2.2 * m.width_px
+
+
+class _FeltModel:
+    """Colour distances from the felt in boxes of the full-resolution picture, and what they make."""
+
+    def __init__(self, image_bgr: np.ndarray, background_bgr: np.ndarray | None, bg_small: np.ndarray,
+                 scale: float, factor: int, tray: np.ndarray | None) -> None:
+        self.image, self.background, self.bg_small = image_bgr, background_bgr, bg_small
+        self.scale, self.factor, self.tray = scale, factor, tray
+
+    def distances(self, box: tuple[int, int, int, int], local: bool = False, step: int = 1
+                  ) -> tuple[np.ndarray, np.ndarray]:
+        """(colour distance, shadow-like) in ``box`` (x0, y0, x1, y1); with ``local``, from the felt's
+        colour along the box's border (in a small box the light is even, and this felt is the one
+        right around the dreidel), smoothed, or reduced ``step`` times."""
+        x0, y0, x1, y1 = box
+        roi = self.image[y0:y1, x0:x1]
+        if local:
+            if step > 1:  # reduced by area: as smooth as the blur, and cheap
+                roi = cv2.resize(roi, ((x1 - x0) // step, (y1 - y0) // step), interpolation=cv2.INTER_AREA)
+            else:  # smoothed: a faint body is wide, while the felt's grain and the sensor's noise are fine
+                roi = cv2.GaussianBlur(roi, (0, 0), 1.5)
+            bg_roi = np.empty_like(roi)
+            bg_roi[:] = np.median(_border(roi).reshape(-1, 3), axis=0).astype(np.uint8)
+        elif self.background is not None:
+            bg_roi = self.background[y0:y1, x0:x1]
+        else:
+            # upsample only the part of the coarse felt estimate that the box needs
+            s = self.scale
+            to_small = np.float32([[s, 0, (x0 + 0.5) * s - 0.5], [0, s, (y0 + 0.5) * s - 0.5]])
+            bg_roi = cv2.warpAffine(self.bg_small, to_small, (x1 - x0, y1 - y0),
+                                    flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
+        return _distance_and_shadow(roi, bg_roi, 2 * self.factor + 1, uniform=local)
+
+    def noise_level(self, box: tuple[int, int, int, int]) -> float:
+        """A threshold from the felt's noise along the box's border (where the dreidel is not),
+        for distances from the local felt colour."""
+        dist, shadow = self.distances(box, local=True)
+        dist[shadow] *= 0.25
+        border = _border(dist)
+        if self.tray is not None:
+            x0, y0, x1, y1 = box
+            border = border[_border(self.tray[y0:y1, x0:x1]).astype(bool)]
+        if border.size < 16:
+            return float("inf")
+        med = float(np.median(border))
+        mad = float(np.median(np.abs(border - med))) * 1.4826
+        return max(4.0, med + 6.0 * mad)
+
+    def continues(self, m: _Measured) -> bool:
+        """Does something faint go on around the silhouette ``m`` (most of a band a few pixels
+        outside its length x width rectangle differs from the felt around it)?"""
+        u = np.array(m.u)
+        v = np.array([-u[1], u[0]])
+        c = np.array(m.origin) + u * (m.body[0] + m.body[1]) / 2
+        pad = max(4.0, 0.15 * m.width_px)
+        half_l, half_w = m.length_px / 2 + 2 * pad, m.width_px / 2 + 2 * pad
+        h, w = self.image.shape[:2]
+        # the box's border must lie on the felt beyond any dreidel, not on the faint body
+        reach = max(2.5 * half_l, 0.1 * max(h, w))
+        box = (max(0, int(c[0] - reach)), max(0, int(c[1] - reach)), min(w, int(c[0] + reach)),
+               min(h, int(c[1] + reach)))
+        # shadows count: a body darker than the felt in the felt's hue looks like one. About 64 px
+        # across is plenty for a band this wide, and keeps this cheap.
+        k = max(1, int((box[2] - box[0]) // 64))
+        dist, _ = self.distances(box, local=True, step=k)
+        ys, xs = np.mgrid[0:dist.shape[0], 0:dist.shape[1]]
+        xs = box[0] + (xs + 0.5) * k - 0.5
+        ys = box[1] + (ys + 0.5) * k - 0.5
+        t = (xs - c[0]) * u[0] + (ys - c[1]) * u[1]
+        s = (xs - c[0]) * v[0] + (ys - c[1]) * v[1]
+        # beside the body (not past the ends, where tip and handle narrow to the felt anyway)
+        band = (np.abs(t) < m.length_px / 4) & (np.abs(s) > m.width_px / 2 + pad) & (np.abs(s) < half_w + pad)
+        if band.sum() < 10:
+            return False
+        border = _border(dist)
+        med = float(np.median(border))
+        level = max(4.0, med + 6.0 * float(np.median(np.abs(border - med))) * 1.4826)
+        return float(np.mean(dist[band] > level)) > 0.4
+
+    def measure(self, box: tuple[int, int, int, int], thr: float, local: bool = False) -> _Measured | None:
+        """The dreidel in ``box`` cut at ``thr``, measured.
+
+        Two readings of the dark pixels that keep the felt's hue: a cast shadow (left out), or a black
+        or grey dreidel on grey felt (kept). The silhouette without them wins while it still looks like
+        a dreidel (elongated, with a face about as long as wide; a dark handle may be missing, which
+        the tip/handle decision tolerates). Left only a letter or a handle, it does not.
+        """
+        x0, y0, x1, y1 = box
+        raw, shadow = self.distances(box, local)
+        tray = None if self.tray is None else self.tray[y0:y1, x0:x1]
+        without = raw.copy()
+        without[shadow] *= 0.25
+        pose_a = _silhouette_pose(without, thr, tray, x0, y0)
+        pose_b = _silhouette_pose(raw, thr, tray, x0, y0) if bool(shadow.any()) else None
+        if pose_b is not None and not _plausible(pose_a, body=True):
+            return pose_b
+        return pose_a
+
+
+def _border(a: np.ndarray) -> np.ndarray:
+    """The values in a band (an eighth of the box's shorter side) along the box's four edges."""
+    b = max(2, min(a.shape[:2]) // 8)
+    parts = [a[:b], a[-b:], a[b:-b, :b], a[b:-b, -b:]]
+    return np.concatenate([p.reshape(-1, *a.shape[2:]) for p in parts])
+
+
+def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: int, y0: int) -> _Measured | None:
+    """Cut the dreidel's silhouette from a box's colour distances and measure it."""
+    fg = (dist > thr).astype(np.uint8)
+    if tray is not None:
+        fg &= tray
+    fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    if n <= 1:
+        return None
+    best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    # Re-cut at half the dreidel's own contrast: a blurred edge is where the step is half done,
+    # and the halo of blur, JPEG ringing and soft shadow stays outside.
+    level = float(np.median(dist[labels == best]))
+    if 0.45 * level > thr:
+        fg = (dist > 0.45 * level).astype(np.uint8)
+        if tray is not None:
+            fg &= tray
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+        if n <= 1:
+            return None
+        best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+    # Fill holes: a letter the colour of the felt must not cut the body's silhouette.
+    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    solid = np.zeros_like(fg)
+    cv2.drawContours(solid, contours, -1, 1, thickness=cv2.FILLED)
+    ys, xs = np.nonzero(solid)
+    return _measure(xs.astype(np.float64) + x0, ys.astype(np.float64) + y0)
+
+
+def _with_shadowlike(blob: tuple[int, int, int, int], fg: np.ndarray, fg_raw: np.ndarray, valid: np.ndarray,
+                     scale: float) -> tuple[int, int, int, int]:
+    """The blob's box grown over the felt-hued dark pixels joined to it (a black body around a light
+    letter), unless they make something larger than any dreidel (the rim's shadow)."""
+    x, y, bw, bh = blob
+    n, labels, stats, _ = cv2.connectedComponentsWithStats((fg_raw & valid).astype(np.uint8), connectivity=8)
+    inside = labels[y:y + bh, x:x + bw][fg[y:y + bh, x:x + bw] > 0]
+    inside = inside[inside > 0]
+    if inside.size == 0:
+        return blob
+    k = int(np.bincount(inside).argmax())
+    gx, gy, gw, gh = (int(v) for v in stats[k, :4])
+    if max(gw, gh) > MAX_LENGTH_PX * scale:
+        return blob
+    nx0, ny0 = min(x, gx), min(y, gy)
+    return nx0, ny0, max(x + bw, gx + gw) - nx0, max(y + bh, gy + gh) - ny0
+
+
+def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray, felt: np.ndarray | None = None
+               ) -> tuple[int, int, int, int] | None:
     """The blob most like a dreidel lying on felt: dreidel-sized, inside the picture, and ringed by
     one even colour (the felt). A piece of the tray's rim has felt on one side and something else
-    on the other, so its ring is uneven."""
+    on the other, so its ring is uneven. With ``felt`` (the tray's felt region), a blob whose ring
+    lies largely outside it is something cut off at the tray's edge (a cloth's check), not a dreidel."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     h, w = fg.shape
     min_len, max_len = MIN_LENGTH_PX * scale, MAX_LENGTH_PX * scale
@@ -259,6 +515,11 @@ def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray) -> tuple[int, int,
             continue
         if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
             continue  # cut by the picture's edge: the tray's rim or something outside
+        mo = cv2.moments((labels[y:y + bh, x:x + bw] == i).astype(np.uint8), binaryImage=True)
+        mu20, mu02, mu11 = mo["mu20"], mo["mu02"], mo["mu11"]
+        root = math.sqrt(max(0.0, (mu20 - mu02) ** 2 + 4 * mu11 ** 2))
+        if (mu20 + mu02 + root) > 64.0 * max(mu20 + mu02 - root, 1e-9):
+            continue  # longer than 8 widths: an edge of the rim or a seam, not a dreidel
         found.append((float(area), i))
     best: tuple[float, tuple[int, int, int, int]] | None = None
     for area, i in sorted(found, reverse=True)[:8]:
@@ -269,6 +530,8 @@ def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray) -> tuple[int, int,
         ring = cv2.dilate(blob, np.ones((2 * pad + 1, 2 * pad + 1), np.uint8)).astype(bool) & (fg[y0:y1, x0:x1] == 0)
         colours = lab[y0:y1, x0:x1][ring]
         if colours.shape[0] < 8:
+            continue
+        if felt is not None and float(np.mean(~felt[y0:y1, x0:x1][ring])) > 0.35:
             continue
         spread = float(np.median(np.linalg.norm(colours - np.median(colours, axis=0), axis=1)))
         score = area / (1.0 + (spread / 6.0) ** 2)
@@ -355,7 +618,7 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     w_lo, w_hi = (float(np.percentile(s[in_body], 2)), float(np.percentile(s[in_body], 98))) if in_body.any() \
         else (-wb / 2, wb / 2)
     # the body's ends meet the tip's base and the handle's collar: keep the face's inner part
-    inset = 0.07 * (b1 + 1 - b0)
+    inset = _FACE_INSET * (b1 + 1 - b0)
     tb0, tb1 = t0 + b0 + inset, t0 + b1 + 1 - inset
     end_l = t <= t0 + 1.5
     end_r = t >= t0 + length - 2.5

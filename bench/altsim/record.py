@@ -323,11 +323,31 @@ class AltTable:
         img = self.renderer.finish(self.renderer.scene_image([pl], [], np.zeros((0, 3))), float(rng.uniform(0, 20)),
                                    jpeg=True)
         m = self._measure(pl)
-        got = self.dreidel.letters[up_face(pose)]
+        up = up_face(pose)
+        got = self.dreidel.letters[up]
+        quad = self.scene.project(self.face_corners(up) @ pl.R.T + pl.T)
         truth = {"letter": got.value, "rest_px": m["rest_px"], "length_px": m["length_px"],
                  "tip_angle_deg": m["tip_angle_deg"], "font": Path(self.dreidel.font_path).name,
-                 "finish": self.dreidel.finish.value, "lettering": self.dreidel.lettering.value}
+                 "finish": self.dreidel.finish.value, "lettering": self.dreidel.lettering.value,
+                 "face_quad_px": [[round(float(x), 2), round(float(y), 2)] for x, y in quad]}
         return img, truth
+
+    def face_corners(self, k: int) -> np.ndarray:
+        """The flat part of lettered face ``k`` (body frame, 4 x 3): inside the chamfered edges and below
+        the top bevel, ordered as ``vision.features.face_patch`` expects (seen from outside with the handle
+        up: top-left, top-right, bottom-right, bottom-left). The texture's column axis is
+        (-sin, cos, 0) of the face's angle and its row 0 is at the handle end (``render.face_textures``)."""
+        d = self.dreidel
+        ang = k * math.pi / 2
+        normal = np.array([math.cos(ang), math.sin(ang), 0.0])
+        across = np.array([-math.sin(ang), math.cos(ang), 0.0])
+        # where the face's plane meets the chamfer planes (render.dreidel_planes)
+        half = d.half_w * (1.0 - 0.6 * d.chamfer)
+        top = d.z_top - (d.bevel if d.bevel > 0.05 else 0.0)
+        centre = normal * d.half_w
+        z = np.array([0.0, 0.0, 1.0])
+        return np.array([centre - half * across + top * z, centre + half * across + top * z,
+                         centre + half * across + d.tip_h * z, centre - half * across + d.tip_h * z])
 
     def describe(self) -> dict[str, Any]:
         """The scene and dreidel in a few words (for the evaluation's breakdown)."""

@@ -147,7 +147,9 @@ def render_still(
 
     The dreidel lies at a random place near the tray's centre with a random heading; ``scene``
     (default: one drawn from ``seed``) fixes the camera, tray and light. The truth has ``letter``,
-    ``rest_px`` (the body's centre in the picture), ``length_px`` and ``tip_angle_deg``.
+    ``rest_px`` (the body's centre in the picture), ``length_px``, ``tip_angle_deg`` and ``face_quad_px``:
+    the up face's corners in pixels, in :func:`vision.features.face_patch` order (handle-side left,
+    handle-side right, tip-side right, tip-side left, as seen from the camera with the handle up).
     """
     st = resolve_style(style, seed)
     want = Letter.parse(str(letter))
@@ -165,11 +167,14 @@ def render_still(
     px = sc.project(vw)
     centre = sc.project(vw.mean(axis=0)[None, :])[0]
     tip = px[int(np.argmin(np.hypot(renderer.mesh.verts[:, 0], renderer.mesh.verts[:, 1]) + renderer.mesh.verts[:, 2]))]
+    # the up face's polygon is mesh face ``face``, already in texture order (handle-side corners first)
+    quad = px[list(renderer.mesh.faces[face])]
     truth = {
         "letter": want.value,
         "style": st.name,
         "rest_px": [round(float(centre[0]), 1), round(float(centre[1]), 1)],
         "length_px": round(float(np.linalg.norm(px.max(axis=0) - px.min(axis=0))), 1),
         "tip_angle_deg": round(math.degrees(math.atan2(-(tip[1] - centre[1]), tip[0] - centre[0])), 2),
+        "face_quad_px": [[round(float(x), 2), round(float(y), 2)] for x, y in quad],
     }
     return image, truth

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 
+import cv2
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -123,3 +124,99 @@ def test_finds_dreidel_on_felt_inside_a_checked_cloth(seed: int) -> None:
     assert pose is not None
     assert angle_between(pose.axis_deg, bearing_deg(s.tip, s.handle)) < 10
     assert math.hypot(pose.center[0] - cx, pose.center[1] - cy) < 10
+
+
+# -- the face crop against the renderers' true face quads ------------------------------------------
+
+
+def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
+    """Intersection over union of two convex quadrilaterals."""
+    pa = cv2.convexHull(np.asarray(a, np.float32).reshape(-1, 1, 2))
+    pb = cv2.convexHull(np.asarray(b, np.float32).reshape(-1, 1, 2))
+    inter, _ = cv2.intersectConvexConvex(pa, pb)
+    return float(inter / (cv2.contourArea(pa) + cv2.contourArea(pb) - inter))
+
+
+def handle_side_first(found: np.ndarray, truth: np.ndarray) -> bool:
+    """Do both quads put their first two corners (the top of the face patch) at the same end?"""
+    return float(np.dot(found[:2].mean(0) - found[2:].mean(0), truth[:2].mean(0) - truth[2:].mean(0))) > 0
+
+
+@pytest.mark.parametrize(("seed", "size"), [(7_400_003, (640, 480)), (7_400_011, (800, 600)),
+                                            (7_400_004, (1280, 720))])
+def test_face_crop_matches_the_twins_true_face(seed: int, size: tuple[int, int]) -> None:
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_still
+    from hardware.sim.render import Scene
+
+    style = resolve_style(None, seed)
+    image, truth = twin_still(style, style.letters[1], seed, scene=Scene.random(seed, *size))
+    true_quad = np.array(truth["face_quad_px"])
+    pose = find_resting_dreidel(image)
+    assert pose is not None and pose.face_quad is not None
+    assert quad_iou(pose.face_quad, true_quad) > 0.65
+    assert handle_side_first(pose.face_quad, true_quad)
+
+
+def synth_truth_quad(s: SynthStill) -> np.ndarray:
+    # letter_synth's quad runs tip/near, handle/near, handle/far, tip/far; face_patch's starts handle-left
+    return np.asarray(s.face_quad, np.float64)[[1, 2, 3, 0]]
+
+
+@pytest.mark.parametrize(("knob", "tip_power", "handle_len", "seed"),
+                         [(True, 0.6, 0.5, 11), (False, 2.0, 1.4, 12), (True, 1.0, 0.9, 13), (False, 0.8, 0.6, 14)])
+def test_face_crop_on_other_geometries(knob: bool, tip_power: float, handle_len: float, seed: int) -> None:
+    """Knobbed or plain handles, short or long, rounded or pointed tips: the crop is the face."""
+    style = replace(clean_style(seed), knob=knob, tip_power=tip_power, handle_len=handle_len)
+    s = render_still(style, Letter.HEY, np.random.default_rng(seed), size=(640, 480), length_px=100.0)
+    pose = find_resting_dreidel(s.image)
+    assert pose is not None and pose.face_quad is not None
+    truth = synth_truth_quad(s)
+    assert quad_iou(pose.face_quad, truth) > 0.6
+    assert handle_side_first(pose.face_quad, truth)
+
+
+def test_a_deep_cast_shadow_is_not_part_of_the_dreidel() -> None:
+    s = still(21, length=100)
+    silhouette = (np.abs(s.image.astype(int) - s.background.astype(int)).max(axis=2) > 30).astype(np.uint8)
+    across = np.array([-(s.handle[1] - s.tip[1]), s.handle[0] - s.tip[0]]) / s.length_px
+    shift = np.float32([[1, 0, 28 * across[0]], [0, 1, 28 * across[1]]])
+    cast = cv2.warpAffine(silhouette, shift, silhouette.shape[::-1]).astype(bool) & (silhouette == 0)
+    image = s.image.copy()
+    image[cast] = (s.background[cast] * 0.33).astype(np.uint8)  # a lamp's deep shadow: a third of the light
+    pose = find_resting_dreidel(image)
+    assert cast.sum() > 0.5 * silhouette.sum()
+    assert pose is not None and pose.face_quad is not None
+    assert pose.width_px < 1.25 * np.linalg.norm(s.face_quad[1] - s.face_quad[2])
+    assert quad_iou(pose.face_quad, synth_truth_quad(s)) > 0.6
+
+
+def test_a_black_dreidel_on_grey_felt_is_found_whole() -> None:
+    """Black on grey keeps the felt's hue like a shadow does; the dreidel must not shrink to its letter."""
+    style = replace(clean_style(5), body_bgr=(38, 38, 40), handle_bgr=(38, 38, 40), letter_bgr=(235, 235, 235))
+    s = render_still(style, Letter.NUN, np.random.default_rng(5), size=(640, 480), length_px=110.0)
+    rng = np.random.default_rng(0)
+    grey = np.clip(110 + rng.normal(0, 3, s.image.shape), 0, 255)
+    alpha = np.clip(np.abs(s.image.astype(float) - s.background.astype(float)).max(axis=2, keepdims=True) / 40, 0, 1)
+    image = (grey * (1 - alpha) + s.image * alpha).astype(np.uint8)
+    pose = find_resting_dreidel(image)
+    assert pose is not None and pose.face_quad is not None
+    assert pose.length_px == pytest.approx(s.length_px, rel=0.2)
+    assert quad_iou(pose.face_quad, synth_truth_quad(s)) > 0.6
+
+
+def test_checks_around_the_tray_are_not_taken_for_the_dreidel() -> None:
+    """A checked cloth right around a round tray of felt, in a still without an empty-tray picture."""
+    s = still(8, length=70)
+    image = s.image.copy()
+    h, w = image.shape[:2]
+    yy, xx = np.mgrid[0:h, 0:w]
+    checks = ((yy // 30 + xx // 30) % 2).astype(bool)
+    cloth = np.where(checks[..., None], np.uint8([160, 70, 30]), np.uint8([30, 140, 220]))
+    centre = np.array([w / 2, h / 2])
+    reach = max(np.linalg.norm(np.array(s.tip) - centre), np.linalg.norm(np.array(s.handle) - centre)) + 25
+    outside = np.hypot(xx - centre[0], yy - centre[1]) > max(reach, 0.42 * h)
+    image[outside] = cloth[outside]
+    pose = find_resting_dreidel(image)
+    assert pose is not None and pose.face_quad is not None
+    assert quad_iou(pose.face_quad, synth_truth_quad(s)) > 0.6
