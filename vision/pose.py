@@ -462,7 +462,8 @@ def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: 
     best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
     # Re-cut at half the dreidel's own contrast: a blurred edge is where the step is half done,
     # and the halo of blur, JPEG ringing and soft shadow stays outside.
-    level = float(np.median(dist[labels == best]))
+    first = (labels == best).astype(np.uint8)
+    level = float(np.median(dist[first > 0]))
     if 0.45 * level > thr:
         fg = (dist > 0.45 * level).astype(np.uint8)
         if tray is not None:
@@ -472,12 +473,36 @@ def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: 
         if n <= 1:
             return None
         best = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        cut = (labels == best).astype(np.uint8)
+        # A faint part (a handle near the felt's colour) falls below the re-cut; past the halo's
+        # few pixels around the bright part, what the first cut held stays.
+        halo = cv2.dilate(cut, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (9, 9)))
+        cut |= _on_axis(first & (1 - halo), cut)
+    else:
+        cut = first
     # Fill holes: a letter the colour of the felt must not cut the body's silhouette.
-    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    contours, _ = cv2.findContours(cut, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
     solid = np.zeros_like(fg)
     cv2.drawContours(solid, contours, -1, 1, thickness=cv2.FILLED)
     ys, xs = np.nonzero(solid)
     return _measure(xs.astype(np.float64) + x0, ys.astype(np.float64) + y0)
+
+
+def _on_axis(extra: np.ndarray, core: np.ndarray) -> np.ndarray:
+    """The pixels of ``extra`` that lie on the long axis of ``core`` (within 0.3 of its width of the
+    axis line): a handle or a tip does, a shadow thrown to the side does not."""
+    ys, xs = np.nonzero(core)
+    ey, ex = np.nonzero(extra)
+    out = np.zeros_like(extra)
+    if xs.size < 10 or ex.size == 0:
+        return out
+    cx, cy = xs.mean(), ys.mean()
+    evals, evecs = np.linalg.eigh(np.cov(np.stack([xs - cx, ys - cy])))
+    v = evecs[:, 0]  # across the axis
+    width = math.sqrt(max(float(evals[0]), 0.0)) * math.sqrt(12.0)  # a uniform band's width from its spread
+    keep = np.abs((ex - cx) * v[0] + (ey - cy) * v[1]) < 0.3 * width
+    out[ey[keep], ex[keep]] = 1
+    return out
 
 
 def _with_shadowlike(blob: tuple[int, int, int, int], fg: np.ndarray, fg_raw: np.ndarray, valid: np.ndarray,
