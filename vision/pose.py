@@ -436,10 +436,10 @@ class _FeltModel:
         without = raw.copy()
         without[shadow] *= 0.25
         pose_a = _silhouette_pose(without, thr, tray, x0, y0)
-        pose_b = _silhouette_pose(raw, thr, tray, x0, y0) if bool(shadow.any()) else None
-        if pose_b is not None and not _plausible(pose_a, body=True):
-            return pose_b
-        return pose_a
+        if _plausible(pose_a, body=True) or not bool(shadow.any()):
+            return pose_a
+        pose_b = _silhouette_pose(raw, thr, tray, x0, y0)
+        return pose_a if pose_b is None else pose_b
 
 
 def _border(a: np.ndarray) -> np.ndarray:
@@ -707,6 +707,10 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
     # the edge must be there from end to end.
     c0, c1 = int(cols * 0.04), max(int(cols * 0.96), int(cols * 0.04) + 2)
     band = lab[:, c0:c1]
+    # the step across a candidate edge at row r, per column: band[r + 1] - band[r - 2] (row j = r - 2)
+    steps = band[3:] - band[:-3]
+    meds = np.median(steps, axis=1)  # one call for every row
+    strengths = np.sqrt((meds * meds).sum(axis=1))
     best: tuple[int, int] | None = None
     best_score = 0.0
     for k in range(max(2, int(rows * 0.1)), int(rows * 0.42) + 1):
@@ -714,12 +718,10 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
             r = k if side == 0 else rows - k
             if r - 2 < 0 or r + 2 > rows:
                 continue
-            d = band[min(r + 1, rows - 1)] - band[max(r - 2, 0)]  # across the edge, per column
-            med = np.median(d, axis=0)
-            strength = float(np.linalg.norm(med))
+            strength = float(strengths[r - 2])
             if strength < 7.0:
                 continue
-            along = d @ (med / strength)  # every column must step the same way
+            along = steps[r - 2] @ (meds[r - 2] / strength)  # every column must step the same way
             coverage = float(np.mean(along > 0.5 * strength))
             score = strength * coverage
             if coverage >= 0.92 and score > best_score:
