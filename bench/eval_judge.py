@@ -178,6 +178,7 @@ def main() -> None:
     ap.add_argument("--modes", type=str, default="imu+enroll,imu,camera+enroll,camera")
     ap.add_argument("--no-letters", action="store_true", help="skip letter reading (timing only)")
     ap.add_argument("--verbose", action="store_true", help="list every mistake")
+    ap.add_argument("--dump", type=Path, default=None, help="write every matched (truth, verdict) pair to this JSON file")
     args = ap.parse_args()
     if args.rec:
         recs = [str(r) for r in args.rec]
@@ -199,11 +200,16 @@ def main() -> None:
     jobs = [(r, *modes[m], not args.no_letters) for r in recs for m in wanted]
     tallies = {m: Tally() for m in wanted}
     cpu_total, frames_total, video_s = 0.0, 0, 0.0
+    dump: list[dict[str, Any]] = []
     with ProcessPoolExecutor(args.jobs) as ex:
         for rec, use_imu, use_enroll, verdicts, needs, cpu, frames in ex.map(judge_one, jobs):
             mode = next(m for m in wanted if modes[m] == (use_imu, use_enroll))
             truth = json.loads((Path(rec) / "truth.json").read_text())
             score(tallies[mode], f"{Path(rec).name}/{mode}", truth, verdicts, needs)
+            if args.dump is not None:
+                pairs, _, _ = match(truth, verdicts)
+                dump += [{"rec": Path(rec).name, "mode": mode, "spin": i, "truth": truth[i], "got": verdicts[j]}
+                         for i, j in pairs]
             cpu_total += cpu
             frames_total += frames
             fps = json.loads((Path(rec) / "meta.json").read_text())["fps"]
@@ -222,6 +228,8 @@ def main() -> None:
             f"{fmt_pct(t.clear_right, t.clear_total):>34} {np.median(se):>13.3f}s {np.percentile(se, 95):>5.3f}s "
             f"{fmt_pct(int((re_ <= 0.3).sum()), int(re_.size)):>20} {t.needs_judge:>6}"
         )
+    if args.dump is not None:
+        args.dump.write_text(json.dumps(dump, indent=1))
     if args.verbose:
         for m in wanted:
             for line in tallies[m].mistakes:

@@ -6,7 +6,9 @@ tip does to the tray:
 - a sharp **impact** when the dreidel is released onto the tray and when it lands on a face;
 - a small, regular **hum** at the spin rate while it sleeps upright;
 - **chatter**: louder, irregular vibration once it wobbles;
-- **silence** once it lies still.
+- **silence** once it lies still;
+- a **bump**: a slow swell of the tray (a hand pushing the dreidel or leaning on the tray), unlike the
+  ringing of a knock, seen in the acceleration averaged over a window (which the ringing averages out of).
 
 :class:`ImuFeatureExtractor` is streaming: feed it :class:`~hardware.imu.ImuBatch` es as they arrive and it
 keeps a short history of analysis windows and impacts that the judge queries (``windows_between``,
@@ -33,6 +35,7 @@ class ImuWindow:
     ``energy`` is the RMS (g) of the high-passed acceleration; ``peak`` its largest magnitude;
     ``gyro`` the RMS (deg/s) of the high-passed rotation rate; ``irregularity`` the spread of the
     energy between the window's quarters relative to its mean (0 for a steady hum, larger for chatter).
+    ``mean_a`` is the raw acceleration (g, x, y, z) averaged over the window: gravity plus any slow push.
     """
 
     t: float
@@ -40,6 +43,15 @@ class ImuWindow:
     peak: float
     gyro: float
     irregularity: float
+    mean_a: tuple[float, float, float] = (0.0, 0.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Bump:
+    """A slow swell of the tray (a push, not a knock): ``t`` its start, ``peak_g`` its largest excursion."""
+
+    t: float
+    peak_g: float
 
 
 @dataclass(frozen=True)
@@ -74,7 +86,7 @@ class ImuFeatureExtractor:
         history_s: float = 90.0,
         highpass_s: float = 0.05,
         impact_factor: float = 6.0,
-        impact_min_g: float = 0.05,
+        impact_min_g: float = 0.035,
         refractory_s: float = 0.15,
     ) -> None:
         if not 0 < hop_s <= window_s:
@@ -92,12 +104,18 @@ class ImuFeatureExtractor:
         self._pending_t: list[float] = []
         self._pending_a: list[float] = []
         self._pending_g: list[float] = []
+        self._pending_raw: list[np.ndarray] = []  # raw accelerations (N x 3 per batch) not yet in windows
+        # the last few seconds of high-passed acceleration, sample by sample (for the hum's spectrum)
+        self.recent_s = 4.0
+        self._recent: deque[tuple[np.ndarray, np.ndarray]] = deque()
         self._next_window_end: float | None = None
         self._windows: deque[ImuWindow] = deque()
         self._impacts: deque[Impact] = deque()
         self._gaps: deque[ImuGap] = deque()
         self._last_impact_t = -math.inf
         self._energy_hist: deque[float] = deque(maxlen=4000)
+        self._gyro_hist: deque[float] = deque(maxlen=4000)
+        self._gyro_floor_cache: float | None = None
         self._recent_a = np.zeros(0)
         self._tail = np.zeros((0, 6))
         self._floor_cache: float | None = None
@@ -140,15 +158,20 @@ class ImuFeatureExtractor:
             self._gaps.append(ImuGap(self._last_t, float(t[0]), "samples missing"))
             self._mean = None
             self._tail = np.zeros((0, 6))
+            self._recent.clear()
         dyn = self._highpass(arr)
         a_mag = np.sqrt((dyn[:, 0:3] ** 2).sum(axis=1))
         g_mag = np.sqrt((dyn[:, 3:6] ** 2).sum(axis=1))
         self._last_t = float(t[-1])
         self.samples_seen += int(t.size)
         new_impacts = self._detect_impacts(t, a_mag)
+        self._recent.append((t.copy(), dyn[:, 0:3].copy()))
+        while self._recent and self._recent[0][0][-1] < t[-1] - self.recent_s:
+            self._recent.popleft()
         self._pending_t.extend(t.tolist())
         self._pending_a.extend(a_mag.tolist())
         self._pending_g.extend(g_mag.tolist())
+        self._pending_raw.append(arr[:, 1:4])
         new_windows = self._make_windows()
         self._trim()
         return ImuUpdate(tuple(new_windows), tuple(new_impacts), gaps)
@@ -179,6 +202,15 @@ class ImuFeatureExtractor:
             return 0.002
         self._floor_cache = max(float(np.percentile(np.fromiter(self._energy_hist, float), 10)), 1e-4)
         return self._floor_cache
+
+    def gyro_floor(self) -> float:
+        """The RMS (deg/s) of the quiet tray's rotation rate: a low percentile of all windows seen."""
+        if self._gyro_floor_cache is not None:
+            return self._gyro_floor_cache
+        if len(self._gyro_hist) < 10:
+            return 0.05
+        self._gyro_floor_cache = max(float(np.percentile(np.fromiter(self._gyro_hist, float), 10)), 1e-4)
+        return self._gyro_floor_cache
 
     def _detect_impacts(self, t: np.ndarray, a_mag: np.ndarray) -> list[Impact]:
         # the local background is the recent vibration (hum or chatter), so a knock must stand out of it:
@@ -216,6 +248,9 @@ class ImuFeatureExtractor:
         g2 = np.asarray(self._pending_g) ** 2
         ca = np.concatenate([[0.0], np.cumsum(a2)])
         cg = np.concatenate([[0.0], np.cumsum(g2)])
+        raw = np.vstack(self._pending_raw) if len(self._pending_raw) > 1 else self._pending_raw[0]
+        self._pending_raw = [raw]
+        craw = np.vstack([np.zeros((1, 3)), np.cumsum(raw, axis=0)])
         n_win = int(math.floor((ts[-1] - self._next_window_end) / self.hop_s + 1e-9)) + 1
         ends = self._next_window_end + self.hop_s * np.arange(n_win)
         lo = np.searchsorted(ts, ends - self.window_s, side="left")
@@ -234,6 +269,7 @@ class ImuFeatureExtractor:
             axis=1,
         )
         irregular = parts.std(axis=1) / (parts.mean(axis=1) + 1e-9)
+        mean_a = (craw[hi] - craw[lo]) / count[:, None]
         amax = np.sqrt(a2)
         for k in range(n_win):
             if hi[k] - lo[k] < 4:
@@ -244,13 +280,16 @@ class ImuFeatureExtractor:
                 peak=float(amax[lo[k] : hi[k]].max()),
                 gyro=float(gyro[k]),
                 irregularity=float(irregular[k]),
+                mean_a=(float(mean_a[k, 0]), float(mean_a[k, 1]), float(mean_a[k, 2])),
             )
             self._windows.append(win)
             self._energy_hist.append(win.energy)
+            self._gyro_hist.append(win.gyro)
             out.append(win)
         self._windows_since_floor += len(out)
         if self._windows_since_floor >= 100:
             self._floor_cache = None
+            self._gyro_floor_cache = None
             self._windows_since_floor = 0
         self._next_window_end = float(ends[-1] + self.hop_s)
         start_idx = int(np.searchsorted(ts, self._next_window_end - self.window_s, side="left"))
@@ -258,6 +297,7 @@ class ImuFeatureExtractor:
             del self._pending_t[:start_idx]
             del self._pending_a[:start_idx]
             del self._pending_g[:start_idx]
+            self._pending_raw = [raw[start_idx:]]
         return out
 
     def _trim(self) -> None:
@@ -303,17 +343,126 @@ class ImuFeatureExtractor:
         wins = self.windows_between(t0, t1)
         return np.array([w.t for w in wins]), np.array([w.energy for w in wins])
 
-    def release_impact(self, t_hint: float, before_s: float = 1.0, after_s: float = 0.3) -> Impact | None:
+    def release_impact(self, t_hint: float, before_s: float = 1.0, after_s: float = 0.3,
+                       not_after: float = math.inf) -> Impact | None:
         """The knock of the tip landing on the tray at a release the camera saw at ``t_hint``.
 
         The camera sees a released dreidel only once the hand has cleared it, so the knock comes before
         the sighting, sometimes well before: the strongest knock in the window wins (a hand lowering a
-        dreidel does not knock the tray).
+        dreidel does not knock the tray). Knocks from ``not_after`` on are the fall's, not the release's
+        (a dreidel that wobbles at once may land before the hand has cleared it).
         """
-        cands = self.impacts_between(t_hint - before_s, t_hint + after_s)
+        cands = [i for i in self.impacts_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
         if not cands:
             return None
         return max(cands, key=lambda i: i.peak_g)
+
+    def hum_strength(self, t0: float, t1: float, band_hz: tuple[float, float] = (2.0, 60.0)) -> float | None:
+        """How clearly the tray hums at one frequency in [t0, t1]: the spectrum's highest line over its median.
+
+        A sleeping dreidel's tip runs round at the spin rate, a narrow line in the tray's vibration even
+        when it is hardly louder than the sensor's noise; a still tray is white noise (a ratio of a few;
+        above ~15 only with a line). None when the last seconds kept do not cover [t0, t1].
+        """
+        if not self._recent or t1 - t0 < 0.1:
+            return None
+        ts = np.concatenate([c[0] for c in self._recent])
+        lo, hi = int(np.searchsorted(ts, t0)), int(np.searchsorted(ts, t1, side="right"))
+        if hi - lo < 32 or ts[lo] - t0 > 0.05 or t1 - ts[hi - 1] > 0.05:
+            return None
+        a = np.concatenate([c[1] for c in self._recent])[lo:hi]
+        a = a - a.mean(axis=0)
+        dt = float(np.median(np.diff(ts[lo:hi])))
+        n = a.shape[0]
+        win = np.hanning(n)[:, None]
+        spec = np.abs(np.fft.rfft(a * win, axis=0)) ** 2
+        power = spec.sum(axis=1)
+        freqs = np.fft.rfftfreq(n, dt)
+        band = (freqs >= band_hz[0]) & (freqs <= band_hz[1])
+        if band.sum() < 4:
+            return None
+        inband = power[band]
+        return float(inband.max() / max(float(np.median(power[freqs >= band_hz[0]])), 1e-18))
+
+    def bumps_between(self, t0: float, t1: float, min_g: float = 0.02, baseline_s: float = 1.0) -> list[Bump]:
+        """Slow swells of the tray starting in [t0, t1] whose excursion exceeds ``min_g`` (and 6x the noise).
+
+        The window-averaged acceleration is compared with its running median over ``baseline_s`` (a push
+        lasts a fraction of that, so the median is the undisturbed tray); a knock's ringing averages
+        out within a window, a hum at the spin rate stays a few thousandths of a g.
+        """
+        wins = self.windows_between(t0 - baseline_s, t1 + baseline_s)
+        if len(wins) < 10:
+            return []
+        ts = np.array([w.t for w in wins])
+        # averaged over ~0.1 s a knock's ringing (>= 100 Hz) cancels out; a push lasting ~0.2 s does not
+        n_avg = max(1, int(round(0.1 / self.hop_s)))
+        m = np.column_stack([smooth(np.array([w.mean_a[c] for w in wins]), n_avg) for c in range(3)])
+        half = max(2, int(round(0.5 * baseline_s / self.hop_s)))
+        base = np.empty_like(m)
+        for i in range(ts.size):
+            base[i] = np.median(m[max(0, i - half) : i + half + 1], axis=0)
+        dev = np.sqrt(((m - base) ** 2).sum(axis=1))
+        level = max(min_g, 6.0 * self.noise_floor() / math.sqrt(max(self.window_s / max(self._dt or 1e-3, 1e-5), 1.0)))
+        out: list[Bump] = []
+        i = 0
+        while i < ts.size:
+            if dev[i] <= level:
+                i += 1
+                continue
+            j = i
+            while j + 1 < ts.size and dev[j + 1] > 0.3 * level:
+                j += 1
+            k = i
+            while k > 0 and dev[k - 1] > 0.3 * level:
+                k -= 1
+            peak = float(dev[k : j + 1].max())
+            start = float(ts[k] - self.window_s / 2)
+            if t0 <= start <= t1 and not any(b.t == start for b in out):
+                out.append(Bump(start, peak))
+            i = j + 1
+        return out
+
+    def rocking_onset(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.09,
+                      gap_s: float = 0.1, hold_s: float = 0.06) -> float | None:
+        """When the tray started to rock under a wobbling dreidel, in [t0, t1]; None if it did not.
+
+        A sleeping dreidel's tip runs round smoothly and hardly turns the tray; a wobbling one chatters
+        and rocks it, and the rocking grows with the lean. The rotation rate's excess over the sensor's
+        own noise (``gyro_floor``), smoothed over ``smooth_s``, crosses ``level_dps`` at a lean of a few
+        degrees (and it must stand clear of that noise). The onset is the start of the last crossing that lasts into ``t1`` (dips shorter than
+        ``gap_s`` ignored; a wobble grows until the fall), else the first that holds ``hold_s``.
+        """
+        wins = self.windows_between(t0, t1)
+        if len(wins) < 10:
+            return None
+        ts = np.array([w.t for w in wins])
+        g = smooth(np.array([w.gyro for w in wins]), max(1, int(round(smooth_s / self.hop_s))))
+        floor = self.gyro_floor()
+        excess = np.sqrt(np.maximum(g * g - floor * floor, 0.0))
+        # and clearly out of the noise, for a noisy gyro whose floor is near the level itself
+        above = (excess > level_dps) & (g > 1.6 * floor)
+        gap = max(2, int(round(gap_s / self.hop_s)))
+        i = above.size - 1
+        while i > 0 and not above[i] and above.size - 1 - i < gap:
+            i -= 1
+        if above[i]:
+            start, dip = i, 0
+            for j in range(i, -1, -1):
+                if above[j]:
+                    start, dip = j, 0
+                else:
+                    dip += 1
+                    if dip >= gap:
+                        break
+            return float(ts[start])
+        hold = max(2, int(round(hold_s / self.hop_s)))
+        run = 0
+        for k in range(above.size):
+            run = run + 1 if above[k] else 0
+            if run >= hold:
+                return float(ts[k - run + 1])
+        return None
 
     def chatter_onset(self, t0: float, t1: float) -> float | None:
         """When the steady hum of [t0, t1] turned into chatter: a change point in log energy.

@@ -15,13 +15,16 @@ How the moments are measured:
 - **release**: the first frame in which the dreidel is seen on its own (apart from the hand that held
   it, or appearing when a launcher drops it) and then keeps being seen. With an IMU, the release knock
   on the tray nearest that frame sharpens it.
-- **wobble onset**: decided when the spin is over, looking back: the wobble measure (silhouette
-  elongation and centroid circling, see :mod:`vision.observation`) is flat while the dreidel sleeps and
-  rises once it wobbles; the onset is the knee of a "flat, then rising" fit. With an IMU the change
-  from hum to chatter is found the same way on the vibration energy and the two are fused.
-- **rest**: the first frame of the stretch in which the dreidel lies still (a lying silhouette, no
-  change between frames) that lasts ``rest_hold_s``. With an IMU the silence after the landing knock
-  confirms it.
+- **wobble onset**: decided when the spin is over, looking back. The camera: the centroid of a
+  wobbling dreidel circles round its tip, and the onset is where that circling rises for good (see
+  :meth:`SpinJudge._wobble_onset`). The IMU, when fitted: the tray starts to rock under the chatter of a
+  wobbling tip (:meth:`~controller.imu_features.ImuFeatureExtractor.rocking_onset`), which is sharper
+  than the camera and replaces its estimate.
+- **rest**: the dreidel lies still (a lying silhouette, no change between frames) for ``rest_hold_s``;
+  it is dated from when its position stopped changing. With an IMU the tray must also be silent: a
+  sleeping dreidel hums at its spin rate however still it looks from above.
+- **letter**: read on a few frames over the first moments of rest and voted
+  (:mod:`controller.judge_letters`); the verdict is given once the vote is settled.
 
 ``stable_s`` is ``wobble_t - release_t``. A spin whose wobble cannot be told from its fall (it toppled
 straight over) has ``wobble_t = None`` and ``stable_s`` measured to the start of the fall.
@@ -32,7 +35,10 @@ Decisions where the rules are silent:
   for 0.5-3.0 s is "short". Only one of the two codes is given.
 - A touch ends the stable spin: with interference, ``wobble_t`` is the touch when that came first.
 - Interference is a hand that changes the dreidel (takes, pushes or knocks it over), not one that only
-  reaches over the tray (:mod:`vision.interference`).
+  reaches over the tray (:mod:`vision.interference`). With an IMU, a push of the tray while a hand is at
+  the dreidel is a touch, and a push the camera suspected but the tray did not feel is not one.
+- A dreidel at rest within ``placed_s`` of being let go with no knock on the tray (without an IMU:
+  never seen upright) was put down, not spun: ``no_release``.
 - ``valid`` follows the physical rule alone. An unreadable letter adds the code ``unreadable`` and
   ``needs_judge`` but does not by itself make the spin invalid: the judge reads the letter.
 - A dreidel put down lying still, never spun, is a verdict with the single code ``no_release``.
@@ -56,11 +62,12 @@ import numpy as np
 from controller.clock import Clock
 from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, draw_timeline
 from controller.imu_features import ImuFeatureExtractor, smooth
+from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
 from hardware.camera import Frame
 from hardware.imu import ImuBatch, ImuSample
 from vision.background import BackgroundModel, TrayRegion
-from vision.interference import InterferenceWatch
+from vision.interference import InterferenceEvent, InterferenceWatch
 from vision.observation import Observation, ObservationBuilder, Phase
 from vision.tracker import DreidelTracker, TrackResult
 
@@ -177,6 +184,13 @@ class JudgeSettings:
     ``long_still_s``: still this long is at rest whatever the outline looks like (unless the IMU hears
     a hum). ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
     how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
+    ``hum_line``: with an IMU, a tray whose vibration has a spectral line this many times its median
+    power hums (a dreidel sleeps on its tip), so nothing is at rest; ``imu_wait_s``: how long the rest
+    waits for late IMU data before the camera decides alone. ``letter_reads`` frames, ``letter_interval_s``
+    apart, are read once at rest (see :mod:`controller.judge_letters`). ``bump_g``: a push of the tray
+    this strong while a hand is within ``touch_near`` body lengths of the dreidel is a touch.
+    ``placed_s``: a dreidel at rest this soon after it was let go, with no knock on the tray (or, without
+    an IMU, never seen upright, i.e. compacter than ``upright_max_elongation``), was put down, not spun.
     """
 
     min_stable_s: float = 3.0
@@ -197,6 +211,14 @@ class JudgeSettings:
     circle_level: float = 0.06
     circle_hold_s: float = 0.2
     circle_gap_s: float = 0.2
+    hum_line: float = 12.0
+    imu_wait_s: float = 0.5
+    letter_reads: int = 5
+    letter_interval_s: float = 0.1
+    bump_g: float = 0.03
+    touch_near: float = 1.5
+    placed_s: float = 0.8
+    upright_max_elongation: float = 1.35
 
 
 @dataclass
@@ -231,6 +253,10 @@ class _Spin:
     clear_since: float | None = None
     fell: bool = False
     pending_frames: int = 0
+    vote: LetterVote | None = None
+    hand_near: list[tuple[float, float]] = field(default_factory=list)
+    upright_frames: int = 0
+    last_lores: tuple[float, float, float] | None = None
 
 
 _PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
@@ -276,6 +302,7 @@ class SpinJudge:
         self._candidate_seen = 0
         self._candidate_frames = 0
         self._candidate_lying = 0
+        self._candidate_upright = 0
         self._after_rest = False  # a judged dreidel still lies in the tray
         self._absent_since: float | None = None
         self._last_t: float | None = None
@@ -322,7 +349,9 @@ class SpinJudge:
         events: list[JudgeEvent] = []
         self._camera_ok = False
         spin = self._spin
-        if spin is not None:
+        if spin is not None and spin.vote is not None:
+            events.append(self._verdict(spin, t))  # it was at rest: judge it on the letters read so far
+        elif spin is not None:
             events.append(self._verdict_incomplete(spin, t, "the camera failed during the spin"))
         self._set_phase(TablePhase.CAMERA_FAILED, t, events)
         return events
@@ -332,7 +361,12 @@ class SpinJudge:
         events: list[JudgeEvent] = []
         if self._spin is not None:
             t = self._last_t if self._last_t is not None else self._spin.release_t
-            events.append(self._verdict_incomplete(self._spin, t, "the recording ended before the dreidel came to rest"))
+            if self._spin.vote is not None:
+                events.append(self._verdict(self._spin, t))
+            else:
+                events.append(
+                    self._verdict_incomplete(self._spin, t, "the recording ended before the dreidel came to rest")
+                )
         return events
 
     def feed_frame(self, frame: Frame) -> list[JudgeEvent]:
@@ -416,7 +450,10 @@ class SpinJudge:
             self._candidate_seen = 0
             self._candidate_frames = 0
             self._candidate_lying = 0
+            self._candidate_upright = 0
         self._candidate_frames += 1
+        if obs.elongation < s.upright_max_elongation:
+            self._candidate_upright += 1
         self._candidate_seen += 1
         lying_still = obs.elongation >= s.lying_min_elongation and obs.still_s > 0.0
         if lying_still:
@@ -450,12 +487,12 @@ class SpinJudge:
                 spin = self._start_spin(release_t, events)
                 spin.rest_t = release_t
                 spin.rest_obs = obs
-                spin.rest_frame = frame.image()
                 events.append(self._verdict_no_release(spin, frame.t))
                 self._set_phase(TablePhase.AT_REST, frame.t, events)
                 return
             spin = self._start_spin(release_t, events)
             spin.confirmed = True
+            spin.upright_frames = self._candidate_upright
 
     def _release_from_hand(self, seen_t: float, xy: tuple[float, float]) -> float:
         """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``.
@@ -502,10 +539,16 @@ class SpinJudge:
         s = self.settings
         spin = self._spin
         assert spin is not None
+        if spin.vote is not None:
+            self._reading(spin, frame, obs, events)
+            return
         spin.frames += 1
         if spin.interference is not None:
             spin.interference.update(tr)
+        spin.hand_near.append((frame.t, self._hand_distance(tr, spin)))
         if obs.present:
+            if obs.elongation < s.upright_max_elongation:
+                spin.upright_frames += 1
             spin.frames_seen += 1
             spin.last_seen_t = frame.t
             spin.last_obs = obs
@@ -536,15 +579,18 @@ class SpinJudge:
             lying = (
                 obs.elongation >= s.lying_min_elongation
                 or (spin.fell and obs.still_s >= 2 * s.rest_hold_s)
-                or (obs.still_s >= s.long_still_s and not self._imu_hums(obs.t - obs.still_s, obs.t))
+                or obs.still_s >= s.long_still_s
             )
             if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
-                spin.rest_t = obs.t - obs.still_s
-                spin.rest_obs = obs
-                spin.rest_frame = frame.image()
-                self._set_phase(TablePhase.AT_REST, frame.t, events)
-                events.append(self._verdict(spin, frame.t))
-                return
+                quiet = self._imu_quiet(obs.t - obs.still_s, obs.t, frame.t)
+                if quiet:
+                    spin.rest_t = self._rest_start(spin, obs)
+                    spin.rest_obs = obs
+                    self._set_phase(TablePhase.AT_REST, frame.t, events)
+                    spin.vote = LetterVote(frame.t, interval_s=s.letter_interval_s, max_reads=s.letter_reads)
+                    self._reading(spin, frame, obs, events)
+                    return
+                # a humming tray: the dreidel still sleeps on its tip (or the IMU's data is late: wait)
             # the display only moves forward through a spin (spinning -> wobbling -> falling), once a
             # phase has held for a few frames, so that it does not flicker
             if display == spin.pending_phase:
@@ -654,12 +700,94 @@ class SpinJudge:
                     break
         return float(ts[start])
 
-    def _imu_hums(self, t0: float, t1: float) -> bool:
-        """True if the IMU covers [t0, t1] and the tray still vibrates there (a spinning tip hums)."""
-        if not self._imu_usable(t0, t1):
+    @staticmethod
+    def _rest_start(spin: _Spin, obs: Observation) -> float:
+        """When the dreidel stopped: the first moment from which its (3-frame averaged) position stays
+        within 2% of its length of where it lies.
+
+        "Still" needs the speed over the last ~0.25 s to be low, so it is declared a little after the
+        slide has ended; the positions recorded tell when it really stopped.
+        """
+        still_from = obs.t - obs.still_s
+        ts = np.asarray(spin.t_obs)
+        if ts.size < 4 or obs.x is None or obs.y is None:
+            return still_from
+        x = smooth(np.asarray(spin.xs), 3)
+        y = smooth(np.asarray(spin.ys), 3)
+        i0 = int(np.searchsorted(ts, still_from))
+        if i0 >= ts.size:
+            return still_from
+        xr, yr = float(np.median(x[i0:])), float(np.median(y[i0:]))
+        tol = max(1.0, 0.02 * max(obs.length, math.sqrt(max(obs.area, 1.0))))
+        i = i0
+        while i > 0 and math.hypot(x[i - 1] - xr, y[i - 1] - yr) <= tol:
+            i -= 1
+        return float(ts[i])
+
+    def _imu_quiet(self, t0: float, t1: float, t_now: float) -> bool:
+        """May the still dreidel seen in [t0, t1] be at rest, as far as the IMU can tell?
+
+        False while the tray hums (a sleeping dreidel can look still and long from above: a blurred body
+        with its shadow) or while the IMU's data covers less than 0.2 s of the still stretch; True
+        without an IMU, or once it has sent nothing for ``imu_wait_s`` (a stalled IMU must not hold up
+        the table).
+        """
+        s = self.settings
+        if not self.imu_enabled or self.imu.samples_seen == 0:
+            return True
+        last = self.imu.last_t
+        if last is None or t_now - last > s.imu_wait_s:
+            return True
+        # the IMU's samples arrive in batches, a little behind the frames: judge on what has arrived
+        t_end = min(t1, last)
+        if t_end - t0 < 0.2:
             return False
-        _, energy = self.imu.energy_series(t0, t1)
-        return energy.size > 0 and float(np.median(energy)) > 3.0 * self.imu.noise_floor()
+        strength = self.imu.hum_strength(max(t0, t_end - 0.25), t_end)
+        return strength is None or strength < s.hum_line
+
+    def _hand_distance(self, tr: TrackResult, spin: _Spin) -> float:
+        """How far the nearest hand is from the dreidel, in body lengths (0 when they merge, inf: no hand)."""
+        d = tr.dreidel
+        if d is not None:
+            spin.last_lores = (d.x, d.y, max(d.length, 4.0))
+        if tr.merged:
+            return 0.0
+        if not tr.hands or spin.last_lores is None:
+            return math.inf
+        x, y, length = spin.last_lores
+        best = math.inf
+        for h in tr.hands:
+            bx, by, bw, bh = h.bbox
+            best = min(best, math.hypot(max(bx - x, 0.0, x - (bx + bw)), max(by - y, 0.0, y - (by + bh))))
+        return best / length
+
+    def _reading(self, spin: _Spin, frame: _FrameRef, obs: Observation, events: list[JudgeEvent]) -> None:
+        """At rest: read the letter on a few frames, then give the verdict.
+
+        The reading stops early when the dreidel is taken, moved or covered: what was read so far counts.
+        """
+        vote = spin.vote
+        assert vote is not None
+        ref = spin.rest_obs
+        moved = (
+            not obs.present
+            or obs.hand
+            or ref is None
+            or ref.x is None
+            or ref.y is None
+            or obs.x is None
+            or obs.y is None
+            or math.hypot(obs.x - ref.x, obs.y - ref.y) > 0.3 * max(ref.length, 10.0)
+        )
+        if not moved and vote.due(frame.t) and (self.recognizer is not None or spin.rest_frame is None):
+            image = frame.image()
+            if spin.rest_frame is None:
+                spin.rest_frame = image  # the evidence still
+            vote.add(self._read_letter(frame.t, image, obs))
+        too_long = frame.t - vote.start_t > vote.interval_s * vote.max_reads + 0.3
+        finished = vote.done or (self.recognizer is None and bool(vote.readings))
+        if finished or (moved and vote.readings) or too_long or (moved and frame.t - vote.start_t > 0.5):
+            events.append(self._verdict(spin, frame.t))
 
     def _imu_usable(self, t0: float, t1: float) -> bool:
         return self.imu_enabled and self.imu.samples_seen > 0 and self.imu.covers(t0, t1)
@@ -674,21 +802,36 @@ class SpinJudge:
         vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
         imu_used = False
         if self._imu_usable(release_t - 0.3, end_t):
-            imp = self.imu.release_impact(release_t)
+            imp = self.imu.release_impact(release_t, not_after=fall_t - 0.05)
             if imp is not None:
                 release_t = imp.t
                 imu_used = True
-            imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
+            # the tray rocking under the wobble is the sharpest witness; without rocking (a tray that
+            # does not turn), the hum turning into chatter, averaged with the camera when they agree
+            imu_onset = self.imu.rocking_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
             if imu_onset is not None:
-                # the hum turning into chatter is the sharper witness; the camera's estimate is averaged
-                # in when the two agree
-                if vis_onset is not None and abs(imu_onset - vis_onset) < 0.3:
-                    vis_onset = 0.5 * (imu_onset + vis_onset)
-                else:
-                    vis_onset = imu_onset
+                vis_onset = imu_onset
                 imu_used = True
+            else:
+                imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
+                if imu_onset is not None:
+                    if vis_onset is not None and abs(imu_onset - vis_onset) < 0.3:
+                        vis_onset = 0.5 * (imu_onset + vis_onset)
+                    else:
+                        vis_onset = imu_onset
+                    imu_used = True
+        if self._was_placed(spin, release_t, rest_t, lost):
+            placed = self._verdict_no_release(spin, t_now)
+            self._after_rest = True
+            return placed
         wobble_t = vis_onset if vis_onset is not None and vis_onset < fall_t else None
         interf = spin.interference.finish(end_t) if spin.interference is not None else None
+        if interf is not None and self._imu_clears(interf, release_t, end_t):
+            notes.append(f"{interf.why} at {interf.t:.2f}s? the IMU felt no touch: not interference")
+            interf = None
+        touch = self._imu_touch(spin, release_t, end_t)
+        if touch is not None and (interf is None or touch.t < interf.t):
+            interf = touch
         if interf is not None and interf.t <= (wobble_t if wobble_t is not None else fall_t):
             # a touch ends the stable spin (whatever the dreidel did after it)
             wobble_t = max(interf.t, release_t)
@@ -710,15 +853,21 @@ class SpinJudge:
             reasons.append(Reason.INTERFERENCE.value)
             notes.append(f"{interf.why} at {interf.t:.2f}s")
         valid = not reasons
-        # the letter: read it on the full-resolution resting frame
+        # the letter: the vote of the frames read at rest
         letter: Letter | None = None
         letter_conf: float | None = None
         pose: Any = None
-        if spin.rest_frame is not None and not lost:
-            letter, letter_conf, pose = self._read_letter(spin.rest_frame, spin.rest_obs)
+        if spin.vote is not None and spin.vote.readings and not lost and self.recognizer is not None:
+            voted = spin.vote.result()
+            letter, letter_conf, pose = voted.letter, voted.confidence, voted.pose
             if letter is None:
                 reasons.append(Reason.UNREADABLE.value)
-                notes.append("the letter could not be read")
+                notes.append(
+                    f"the letter could not be read ({voted.frames} frames read, {voted.agreeing} agreeing)"
+                )
+        elif spin.vote is not None and not lost:
+            reasons.append(Reason.UNREADABLE.value)
+            notes.append("the letter could not be read" if self.recognizer is None else "no resting picture to read")
         elif lost:
             notes.append("no resting picture to read a letter from")
         # confidence: how sure the valid/invalid call is, times the letter's confidence for a valid spin
@@ -763,9 +912,43 @@ class SpinJudge:
             self._last_rest = (spin.rest_obs.x, spin.rest_obs.y, spin.rest_obs.length)
         return verdict
 
-    def _read_letter(self, image: np.ndarray, obs: Observation | None) -> tuple[Letter | None, float | None, Any]:
+    def _was_placed(self, spin: _Spin, release_t: float, rest_t: float | None, lost: bool) -> bool:
+        """True if the dreidel was put down rather than spun: at rest within ``placed_s`` of being let go,
+        with no knock on the tray (a spun dreidel's tip knocks it, and so does its fall); without an IMU,
+        never seen upright."""
+        s = self.settings
+        if lost or rest_t is None or rest_t - spin.release_t > s.placed_s:
+            return False
+        if self._imu_usable(spin.release_t - 1.0, rest_t):
+            return not self.imu.impacts_between(spin.release_t - 1.0, rest_t + 0.05)
+        return spin.upright_frames <= 2
+
+    def _imu_clears(self, interf: InterferenceEvent, release_t: float, end_t: float) -> bool:
+        """True if the IMU shows that a push the camera suspected did not happen.
+
+        A hand that pushes or knocks over a spinning dreidel pushes the tray through its tip, and the IMU
+        feels that; a hand that only hid the dreidel for a moment makes its outline jump without a push.
+        A dreidel taken away, or covered until it stopped, stays interference whatever the IMU felt.
+        """
+        if "took" in interf.why or "covered" in interf.why or not self._imu_usable(release_t, end_t):
+            return False
+        return not self.imu.bumps_between(interf.t - 0.5, interf.t + 0.5, min_g=0.6 * self.settings.bump_g)
+
+    def _imu_touch(self, spin: _Spin, release_t: float, end_t: float) -> InterferenceEvent | None:
+        """A hand touching the spin, felt by the IMU: a push of the tray while a hand is at the dreidel."""
+        s = self.settings
+        if not self._imu_usable(release_t, end_t):
+            return None
+        for bump in self.imu.bumps_between(release_t + 0.35, end_t + 0.02, min_g=s.bump_g):
+            near = [t for t, d in spin.hand_near if abs(t - bump.t) <= 0.3 and d <= s.touch_near]
+            if near:
+                return InterferenceEvent(bump.t, f"a hand touched the dreidel (the tray felt a {bump.peak_g:.2f} g push)",
+                                         math.nan, math.nan)
+        return None
+
+    def _read_letter(self, t: float, image: np.ndarray, obs: Observation | None) -> FrameReading:
         if self.recognizer is None:
-            return None, None, None
+            return FrameReading(t, None, 0.0, {})
         pose = None
         try:
             from vision.pose import find_resting_dreidel
@@ -782,12 +965,10 @@ class SpinJudge:
             reading = self.recognizer.read(image, pose=pose, background_bgr=bg)
         except ImportError:
             reading = self.recognizer.read(image)
-        letter = getattr(reading, "letter", None)
-        conf = float(getattr(reading, "confidence", 0.0))
-        pose = getattr(reading, "pose", None) or pose
-        if letter is not None and not isinstance(letter, Letter):
-            letter = Letter.parse(str(letter))
-        return letter, conf, pose
+        got = FrameReading.of(t, reading)
+        if got.pose is None and pose is not None:
+            got = FrameReading(got.t, got.letter, got.confidence, got.scores, pose)
+        return got
 
     def _verdict_no_release(self, spin: _Spin, t_now: float) -> SpinVerdict:
         self._last_rest = (

@@ -127,3 +127,47 @@ def test_hinge_onset_flat_signal_none() -> None:
     ts = np.linspace(0, 3, 200)
     x = np.random.default_rng(1).normal(0, 0.05, ts.size)
     assert hinge_onset(ts, x, min_rise=0.5) is None
+
+
+def test_hum_strength_tells_a_humming_tray_from_a_quiet_one() -> None:
+    arr = synth_spin(release=1.0, wobble=4.2, land=6.0, end=7.5)
+    ex = ImuFeatureExtractor()
+    ex.feed_array(arr[arr[:, 0] < 3.0])
+    humming = ex.hum_strength(2.5, 2.9)
+    ex.feed_array(arr[arr[:, 0] >= 3.0])
+    quiet = ex.hum_strength(6.8, 7.2)
+    assert humming is not None and quiet is not None
+    assert humming > 15.0 > 8.0 > quiet
+    # older than the few seconds kept: the extractor says it cannot tell rather than guess
+    assert ex.hum_strength(1.5, 1.9) is None
+
+
+@settings(max_examples=25, deadline=None)
+@given(noise=st.floats(0.001, 0.02), seed=st.integers(0, 10_000), length=st.floats(0.25, 1.0))
+def test_white_noise_never_hums(noise: float, seed: int, length: float) -> None:
+    rng = np.random.default_rng(seed)
+    t = np.arange(0.0, 2.0, 1.0 / 833.0)
+    a = rng.normal(0.0, noise, (t.size, 3))
+    a[:, 2] += 1.0
+    ex = ImuFeatureExtractor()
+    ex.feed_array(np.column_stack([t, a, rng.normal(0, 0.3, (t.size, 3))]))
+    strength = ex.hum_strength(1.9 - length, 1.9)
+    assert strength is not None and strength < 12.0
+
+
+def test_a_push_is_a_bump_and_a_knock_is_not() -> None:
+    rng = np.random.default_rng(3)
+    rate = 833.0
+    t = np.arange(0.0, 4.0, 1.0 / rate)
+    a = rng.normal(0.0, 0.003, (t.size, 3))
+    a[:, 2] += 1.0
+    knock = (t >= 1.0) & (t < 1.1)
+    a[knock, 2] += 0.6 * np.exp(-(t[knock] - 1.0) / 0.02) * np.sin(2 * np.pi * 160.0 * (t[knock] - 1.0))
+    push = (t >= 2.5) & (t < 2.75)
+    a[push, 2] += 0.05 * np.sin(np.pi * (t[push] - 2.5) / 0.25) ** 2
+    ex = ImuFeatureExtractor()
+    ex.feed_array(np.column_stack([t, a, rng.normal(0, 0.3, (t.size, 3))]))
+    bumps = ex.bumps_between(0.5, 3.5, min_g=0.03)
+    assert len(bumps) == 1
+    assert abs(bumps[0].t - 2.5) < 0.06 and bumps[0].peak_g > 0.035
+    assert [round(i.t, 2) for i in ex.impacts_between(0.5, 3.5)] == [1.0]

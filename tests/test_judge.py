@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -11,6 +12,7 @@ import numpy as np
 import pytest
 
 from controller.judge import JudgeEvent, PhaseChange, SpinJudge, SpinVerdict, TablePhase
+from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
 from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
 
@@ -25,15 +27,17 @@ class FakeReading:
 
 
 class FakeReader:
-    """Reads a fixed letter; counts how often it was asked (it must be asked once per rest)."""
+    """Reads a fixed letter; counts how often it was asked (a few frames per rest, never during the spin)."""
 
-    def __init__(self, letter: Letter | None = Letter.GIMEL, confidence: float = 0.96) -> None:
+    def __init__(self, letter: Letter | None = Letter.GIMEL, confidence: float = 0.96,
+                 shape: tuple[int, int, int] = (480, 640, 3)) -> None:
         self.letter = letter
         self.confidence = confidence
+        self.shape = shape
         self.calls = 0
 
     def read(self, image_bgr: np.ndarray, pose: Any = None, background_bgr: np.ndarray | None = None) -> FakeReading:
-        assert image_bgr.shape == (480, 640, 3)
+        assert image_bgr.shape == self.shape, "the letter is read on the full-resolution picture"
         self.calls += 1
         return FakeReading(self.letter, self.confidence if self.letter else 0.2)
 
@@ -45,10 +49,13 @@ def run(
     reader: FakeReader | None = None,
     fail_at: float | None = None,
     evidence_dir: Path | None = None,
+    trace: np.ndarray | None = None,
 ) -> tuple[list[SpinVerdict], list[JudgeEvent]]:
     scene = SceneRenderer(spins, SceneStyle(), seed=7)
-    judge = SpinJudge(reader if reader is not None else FakeReader(), imu=imu, evidence_dir=evidence_dir)
-    trace = scene_imu(spins, duration) if imu else None
+    judge = SpinJudge(reader if reader is not None else FakeReader(), imu=imu or trace is not None,
+                      evidence_dir=evidence_dir)
+    if trace is None and imu:
+        trace = scene_imu(spins, duration)
     events: list[JudgeEvent] = []
     pos = 0
     for frame in scene.frames(duration, FPS):
@@ -73,7 +80,8 @@ def test_valid_spin_camera_only() -> None:
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.valid and v.reasons == () and not v.needs_judge
-    assert v.letter is Letter.GIMEL and reader.calls == 1
+    # two frames that agree settle the letter: no more are read
+    assert v.letter is Letter.GIMEL and reader.calls == 2
     assert v.release_t is not None and abs(v.release_t - VALID.release_t) < 0.1
     assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
     assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
@@ -190,3 +198,140 @@ def test_wobbling_at_once(stable: float) -> None:
     verdicts, _ = run([spin], 5.0, imu=True)
     assert len(verdicts) == 1
     assert verdicts[0].reasons == ("wobbled_immediately",)
+
+
+def hum(trace: np.ndarray, t0: float, t1: float, hz: float = 15.0, amp: float = 0.006) -> np.ndarray:
+    """The trace with a sleeping dreidel's hum added in [t0, t1]."""
+    out = trace.copy()
+    on = (out[:, 0] >= t0) & (out[:, 0] < t1)
+    out[on, 1] += amp * np.sin(2 * np.pi * hz * out[on, 0])
+    out[on, 2] += amp * np.cos(2 * np.pi * hz * out[on, 0])
+    return out
+
+
+def test_a_dreidel_looking_still_is_not_at_rest_while_the_tray_hums() -> None:
+    # the camera sees it lying still from its rest_t; the IMU still hears a tip running for a second more
+    spin = ScriptedSpin(release_t=1.5, stable_s=3.6, wobble_s=0.9, pickup=False)
+    hum_end = spin.rest_t + 1.0
+    trace = hum(scene_imu([spin], 9.0), spin.rest_t, hum_end)
+    verdicts, events = run([spin], 9.0, trace=trace)
+    rested = [e.t for e in events if isinstance(e, PhaseChange) and e.phase is TablePhase.AT_REST]
+    assert len(verdicts) == 1 and rested
+    assert rested[0] >= hum_end
+    # once it is silent the camera's rest stands, dated from when it went still
+    v = verdicts[0]
+    assert v.valid and v.rest_t is not None and abs(v.rest_t - spin.rest_t) < 0.2
+
+
+def test_without_hum_the_rest_is_not_held_up() -> None:
+    verdicts, events = run([VALID], 8.5, imu=True)
+    rested = [e.t for e in events if isinstance(e, PhaseChange) and e.phase is TablePhase.AT_REST]
+    assert rested and rested[0] < VALID.rest_t + 0.6
+
+
+def push(trace: np.ndarray, t: float, amp: float = 0.06) -> np.ndarray:
+    """The trace with a hand's push on the tray at ``t`` (a slow swell, not a knock)."""
+    out = trace.copy()
+    on = (out[:, 0] >= t) & (out[:, 0] < t + 0.25)
+    out[on, 3] += amp * np.sin(np.pi * (out[on, 0] - t) / 0.25) ** 2
+    return out
+
+
+def test_a_hand_at_the_dreidel_with_a_push_felt_by_the_imu_is_interference() -> None:
+    spin = ScriptedSpin(release_t=1.5, stable_s=3.8, hover_t=3.0)
+    plain = scene_imu([spin], 8.5)
+    verdicts, _ = run([spin], 8.5, trace=plain)
+    assert verdicts[0].valid, "a hand passing close without touching is not interference"
+    verdicts, _ = run([spin], 8.5, trace=push(plain, 3.1))
+    v = verdicts[0]
+    assert not v.valid and "interference" in v.reasons
+    assert v.wobble_t is not None and abs(v.wobble_t - 3.1) < 0.1
+
+
+def test_a_push_with_no_hand_near_is_not_interference() -> None:
+    # someone leans on the table while nobody is near the dreidel: the spin stands
+    verdicts, _ = run([VALID], 8.5, trace=push(scene_imu([VALID], 8.5), 3.0))
+    assert verdicts[0].valid and "interference" not in verdicts[0].reasons
+
+
+def test_at_rest_at_once_without_a_knock_was_put_down() -> None:
+    quick = ScriptedSpin(release_t=1.5, stable_s=0.05, wobble_s=0.1, rest_after_fall_s=0.2)
+    verdicts, _ = run([quick], 4.0, imu=True)
+    assert verdicts[0].reasons == ("wobbled_immediately",), "a spin knocks the tray: it was spun"
+    rng = np.random.default_rng(5)
+    t = np.arange(0.0, 4.0, 1.0 / 833.0)
+    silent = np.column_stack([t, rng.normal(0, 0.003, (t.size, 3)) + [0, 0, 1.0], rng.normal(0, 0.3, (t.size, 3))])
+    verdicts, _ = run([quick], 4.0, trace=silent)
+    assert verdicts[0].reasons == ("no_release",) and not verdicts[0].valid
+
+
+def reading(t: float, letter: Letter | None, p: float, guess: Letter = Letter.NUN) -> FrameReading:
+    """A frame's reading: ``letter`` at probability ``p`` (when abstaining, ``guess`` was the best)."""
+    rest = (1.0 - p) / 4
+    guess = letter if letter is not None else guess
+    return FrameReading(t, letter, p, {lt: (p if lt is guess else rest) for lt in Letter})
+
+
+def test_vote_stops_once_two_frames_agree() -> None:
+    vote = LetterVote(10.0)
+    assert vote.due(10.0) and not vote.done
+    vote.add(reading(10.0, Letter.HEY, 0.95))
+    assert not vote.due(10.05) and vote.due(10.1)
+    vote.add(reading(10.1, Letter.HEY, 0.97))
+    assert vote.done
+    got = vote.result()
+    assert got.letter is Letter.HEY and got.agreeing == 2 and got.confidence > 0.9
+
+
+def test_vote_reads_through_frames_the_recognizer_abstained_on() -> None:
+    vote = LetterVote(0.0)
+    for i, (letter, p) in enumerate([(None, 0.6), (Letter.GIMEL, 0.9), (None, 0.7), (Letter.GIMEL, 0.92)]):
+        vote.add(reading(0.1 * i, letter, p, guess=Letter.GIMEL))
+    assert vote.result().letter is Letter.GIMEL
+
+
+def test_vote_gives_no_letter_when_frames_disagree_or_one_frame_alone_reads_it() -> None:
+    vote = LetterVote(0.0)
+    for i, (letter, p) in enumerate([(Letter.PE, 0.9), (Letter.PE, 0.9), (Letter.NUN, 0.99)]):
+        vote.add(reading(0.1 * i, letter, p))
+    assert vote.result().letter is None
+    lone = LetterVote(0.0)
+    for i, (letter, p) in enumerate([(None, 0.4), (None, 0.5), (Letter.SHIN, 0.99), (None, 0.4), (None, 0.45)]):
+        lone.add(reading(0.1 * i, letter, p))
+    assert lone.done and lone.result().letter is None and lone.result().frames == 5
+
+
+def test_a_twin_recording_judged_end_to_end(tmp_path: Path) -> None:
+    """The digital twin's physics, pictures and IMU, through ``sevivon analyze``'s code: with the IMU the
+    stable time is within 0.1 s of the twin's truth, and the camera alone agrees on the verdict."""
+    from controller.analyze_cli import analyze_recording
+    from hardware.sim.physics import SpinKind
+    from hardware.sim.recorder import record_session
+
+    rec = record_session(tmp_path / "rec", spins=1, seed=4321, fps=30.0, kinds=[SpinKind.VALID], size=(400, 300))
+    truth = json.loads((rec / "truth.json").read_text())[0]
+    reader = FakeReader(Letter.parse(truth["letter"]), shape=(300, 400, 3))
+    for use_imu in (True, False):
+        verdicts, facts = analyze_recording(rec, use_imu=use_imu, recognizer=reader)
+        assert len(verdicts) == 1 and facts["imu"] is use_imu
+        v = verdicts[0]
+        assert v.valid == truth["valid"] and v.letter is Letter.parse(truth["letter"])
+        assert v.rest_t is not None and abs(v.rest_t - truth["rest_t"]) < 0.3
+        assert v.stable_s is not None
+        if use_imu:
+            assert abs(v.stable_s - truth["stable_s"]) < 0.1
+
+
+def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:
+    """With an IMU, a push or knock that the camera suspected (a hand hid the dreidel and its outline
+    jumped) stands only if the tray felt it; a dreidel taken away stands whatever the IMU felt."""
+    from vision.interference import InterferenceEvent
+
+    quiet = scene_imu([VALID], 8.5)
+    for trace, felt in ((quiet, False), (push(quiet, 3.0), True)):
+        judge = SpinJudge(None, imu=True)
+        judge.feed_imu_array(trace)
+        pushed = InterferenceEvent(3.05, "a hand pushed the dreidel", 0.0, 0.0)
+        taken = InterferenceEvent(3.05, "a hand took the dreidel", 0.0, 0.0)
+        assert judge._imu_clears(pushed, 1.5, 6.0) is not felt
+        assert judge._imu_clears(taken, 1.5, 6.0) is False
