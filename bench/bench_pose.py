@@ -13,7 +13,10 @@ A contact sheet of the worst crops of each renderer is written to ``--out``: for
 neighbourhood with the true quad (green, its first corner a dot) and the found one (red), then the
 patch cut from the found quad and the patch cut from the true one, as the letter reader sees them.
 
-Usage: .venv/bin/python bench/bench_pose.py [--set twin,synth,altsim] [--n 60] [--out /tmp/bench_pose]
+With ``--judge`` the pose is found as controller/judge.py asks for it: with an empty-tray frame of the
+same scene and a disc around the dreidel as the mask.
+
+Usage: .venv/bin/python bench/bench_pose.py [--set twin,synth,altsim] [--n 60] [--judge] [--out /tmp/bench_pose]
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class TruthStill:
     image: np.ndarray
     quad: np.ndarray  # 4 x 2, handle-side left, handle-side right, tip-side right, tip-side left
     tip_bearing: float  # image angle from the handle through the tip
+    background: np.ndarray | None = None  # an empty-tray frame of the same scene (the judge's model)
 
 
 @dataclass(frozen=True)
@@ -70,16 +74,18 @@ class Result:
 def twin_stills(n: int) -> Iterator[TruthStill]:
     from hardware.sim.dreidel import resolve_style
     from hardware.sim.recorder import render_still
-    from hardware.sim.render import Scene
+    from hardware.sim.render import Renderer, Scene
 
     for i in range(n):
         seed = TWIN_SEED0 + i
         style = resolve_style(None, seed)
         w, h = TWIN_SIZES[i % len(TWIN_SIZES)]
-        image, truth = render_still(style, style.letters[i % 4], seed, scene=Scene.random(seed, w, h))
+        scene = Scene.random(seed, w, h)
+        image, truth = render_still(style, style.letters[i % 4], seed, scene=scene)
+        empty = Renderer(scene, style).render(5.0, [], [])
         # the twin's angles are mathematical (y up); ours are image angles (y down)
         yield TruthStill("twin", f"twin {seed} {w}x{h} {style.name}", image, np.array(truth["face_quad_px"]),
-                         (-float(truth["tip_angle_deg"])) % 360.0)
+                         (-float(truth["tip_angle_deg"])) % 360.0, empty)
 
 
 def synth_stills(n: int) -> Iterator[TruthStill]:
@@ -96,7 +102,7 @@ def synth_stills(n: int) -> Iterator[TruthStill]:
         quad = np.asarray(s.face_quad, dtype=np.float64)[[1, 2, 3, 0]]
         bearing = math.degrees(math.atan2(s.tip[1] - s.handle[1], s.tip[0] - s.handle[0])) % 360.0
         h, w = s.image.shape[:2]
-        yield TruthStill("synth", f"synth {SYNTH_SEED0 + i} {w}x{h}", s.image, quad, bearing)
+        yield TruthStill("synth", f"synth {SYNTH_SEED0 + i} {w}x{h}", s.image, quad, bearing, s.background)
 
 
 def alt_stills(n: int, per_table: int = 3) -> Iterator[TruthStill]:
@@ -110,12 +116,13 @@ def alt_stills(n: int, per_table: int = 3) -> Iterator[TruthStill]:
         table = AltTable(seed, size)
         d = table.dreidel
         tag = f"{d.finish.value} {d.lettering.value} ch{d.chamfer:.2f} knob{int(d.knob_r > 0)} {table.scene.table_kind}"
+        empty = table.renderer.finish(table.renderer.scene_image([], [], np.zeros((0, 3))), 3.0, jpeg=True)
         for j in range(per_table):
             if k >= n:
                 return
             image, truth = table.still(d.letters[(t + j) % 4], j)
             yield TruthStill("altsim", f"altsim {seed}/{j} {size[0]}x{size[1]} {tag}", image,
-                             np.array(truth["face_quad_px"]), (-float(truth["tip_angle_deg"])) % 360.0)
+                             np.array(truth["face_quad_px"]), (-float(truth["tip_angle_deg"])) % 360.0, empty)
             k += 1
 
 
@@ -128,12 +135,24 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     return float(inter / union) if union > 0 else 0.0
 
 
-def measure(s: TruthStill, reader: LetterRecognizer | None) -> Result:
+def judge_mask(s: TruthStill) -> np.ndarray:
+    """The judge's search window: a disc of 1.3 dreidel lengths (at least 40 px) around where the tracker
+    saw the dreidel (controller/judge.py), here around the true face with the length estimated from it."""
+    c = s.quad.mean(0)
+    length = 2.5 * float(np.linalg.norm(s.quad[0] - s.quad[3]))
+    mask = np.zeros(s.image.shape[:2], np.uint8)
+    cv2.circle(mask, (int(c[0]), int(c[1])), int(max(1.3 * length, 40)), 255, -1)
+    return mask
+
+
+def measure(s: TruthStill, reader: LetterRecognizer | None, judge: bool = False) -> Result:
+    bg = s.background if judge else None
+    mask = judge_mask(s) if judge else None
     t0 = time.process_time()
-    pose = find_resting_dreidel(s.image)
+    pose = find_resting_dreidel(s.image, background_bgr=bg, mask=mask)
     t1 = time.process_time()
     if pose is not None and pose.face_quad is not None and reader is not None:
-        reader.read(s.image, pose)
+        reader.read(s.image, pose, background_bgr=bg)
     t2 = time.process_time()
     if pose is None or pose.face_quad is None:
         return Result(s, pose, 0.0, False, 180.0, 1000 * (t1 - t0), 1000 * (t2 - t0))
@@ -219,6 +238,8 @@ def main() -> None:
     ap.add_argument("--worst", type=int, default=16, help="crops on each contact sheet")
     ap.add_argument("--out", type=Path, default=Path("/tmp/bench_pose"), help="folder for the contact sheets")
     ap.add_argument("--list", action="store_true", help="print every still's IoU and tip error")
+    ap.add_argument("--judge", action="store_true",
+                    help="as the judge calls it: with an empty-tray frame and a disc around the dreidel")
     args = ap.parse_args()
     sources = {"twin": twin_stills, "synth": synth_stills, "altsim": alt_stills}
     chosen = [s.strip() for s in args.set.split(",") if s.strip()]
@@ -234,12 +255,12 @@ def main() -> None:
         print(f"(no letter reader, pose+read = pose only: {exc})")
         reader = None
     for name in chosen:
-        results = [measure(s, reader) for s in sources[name](args.n)]
+        results = [measure(s, reader, args.judge) for s in sources[name](args.n)]
         report(name, results)
         if args.list:
             for r in results:
                 print(f"   {r.iou:.3f} tip {r.tip_err:5.1f}  {r.still.name}")
-        sheet = args.out / f"worst_{name}.png"
+        sheet = args.out / f"worst_{name}{'_judge' if args.judge else ''}.png"
         contact_sheet(results, sheet, args.worst)
         print(f"        worst crops: {sheet}")
 
