@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""Letter recognition benchmark on held-out stills (seeds never used for building or tuning).
+"""Letter recognition benchmark on stills the letter model was not built from.
 
-Two held-out sets:
-  twin     stills from the digital twin's renderer (hardware.sim.recorder.render_still), which the
-           letter model never saw: the honest "unseen renderer" test.
+Three sets:
+  twin     stills from the digital twin's renderer (hardware.sim.recorder.render_still). The model
+           trains on twin stills with seeds below 7,000,000; these seeds are far from them.
   synth    the recognizer's own renderer (vision.letter_synth), only in the font families held out of
            training, with seeds far from the build script's.
+  altsim   stills from the independent ray-traced renderer (bench/altsim), which the model never
+           saw in any form: the honest "unseen renderer" test (one dreidel and scene per seed).
 Each set has D dreidels (styles); per dreidel and letter, 3 stills teach (enrollment) and Q stills query.
 
 Prints, for generic and enrolled reading: accuracy over all queries, accuracy of the letters read,
 unreadable rate, the confusion matrix, a reliability table of the confidence (and its expected
 calibration error), the tip-direction accuracy, and the median ms per still (pose + letter, one core).
 
-Usage: .venv/bin/python bench/bench_letters.py [--set twin|synth|both] [--dreidels 20] [--queries 2]
+Usage: .venv/bin/python bench/bench_letters.py [--set twin|synth|altsim|both|all] [--dreidels 20] [--queries 2]
+(``both`` = twin + synth, ``all`` adds altsim; altsim renders about 5 s per dreidel.)
 """
 
 from __future__ import annotations
@@ -31,13 +34,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
-from vision.recognizer import LETTERS, LetterRecognizer  # noqa: E402
+from vision.recognizer import LETTERS, LetterModel, LetterRecognizer  # noqa: E402
 from vision.tip import angular_distance, tip_bearing_deg  # noqa: E402
 
 TEACH = 3
 #: tuning seeds (looked at while improving the recognizer)
 TWIN_SEED0 = 7_300_000
 SYNTH_SEED0 = 91_000_000
+ALTSIM_SEED0 = 700_000  # the altsim tuning range is 700000-700099
 #: held-out seeds (fixed 2026-11-21): never rendered while tuning; used once for the closing table
 HELDOUT_TWIN_SEED0 = 7_600_000
 HELDOUT_SYNTH_SEED0 = 93_000_000
@@ -81,6 +85,31 @@ def synth_stills(dreidels: int, queries: int, seed0: int = SYNTH_SEED0) -> list[
                 s = render_still(style, letter, rng)
                 bearing = math.degrees(math.atan2(s.tip[1] - s.handle[1], s.tip[0] - s.handle[0])) % 360.0
                 (teach if k < TEACH else ask).append(Still(s.image, letter, bearing, d))
+        out.append((teach, ask))
+    return out
+
+
+def altsim_stills(dreidels: int, queries: int, seed0: int = ALTSIM_SEED0) -> list[tuple[list[Still], list[Still]]]:
+    """Per altsim seed (its scene and dreidel, as bench/eval_unseen.py draws them): taught and query stills."""
+    from bench.altsim.record import AltTable
+    from bench.eval_unseen import spec_for
+    from hardware.sim.dreidel import face_of_letter
+
+    if seed0 + dreidels > 750_000:
+        raise SystemExit("altsim seeds >= 750000 are held out: ask for fewer dreidels")
+    out = []
+    for d in range(dreidels):
+        spec = spec_for(d, 2, seed0)
+        table = AltTable(spec.seed, spec.size, spec.fps)
+        teach, ask = [], []
+        for letter in table.dreidel.letters:
+            face = face_of_letter(table.style, letter)
+            # the taught stills are the ones the recordings' enrol folders hold (bench/altsim/record.py)
+            for k in range(TEACH + queries):
+                seed = 1000 + 10 * k + face if k < TEACH else 77 + (k - TEACH)
+                image, truth = table.still(letter, seed)
+                bearing = (-float(truth["tip_angle_deg"])) % 360.0
+                (teach if k < TEACH else ask).append(Still(image, Letter.parse(truth["letter"]), bearing, d))
         out.append((teach, ask))
     return out
 
@@ -145,18 +174,23 @@ def evaluate(name: str, sets: list[tuple[list[Still], list[Still]]], generic: Le
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--set", choices=["twin", "synth", "both"], default="both")
+    ap.add_argument("--set", choices=["twin", "synth", "altsim", "both", "all"], default="both")
     ap.add_argument("--dreidels", type=int, default=20)
     ap.add_argument("--queries", type=int, default=2, help="query stills per dreidel and letter")
+    ap.add_argument("--model", type=Path, default=None, help="another letter model (.onnx with its .json)")
     ap.add_argument("--heldout", action="store_true", help="the held-out seeds instead of the tuning seeds")
     args = ap.parse_args()
     twin0, synth0 = (HELDOUT_TWIN_SEED0, HELDOUT_SYNTH_SEED0) if args.heldout else (TWIN_SEED0, SYNTH_SEED0)
     cv2.setNumThreads(1)
-    generic = LetterRecognizer.default()
-    if args.set in ("twin", "both"):
+    generic = LetterRecognizer.default() if args.model is None else LetterRecognizer(LetterModel.load(args.model))
+    if args.set in ("twin", "both", "all"):
         evaluate("twin renderer (unseen by the model)", twin_stills(args.dreidels, args.queries, twin0), generic)
-    if args.set in ("synth", "both"):
+    if args.set in ("synth", "both", "all"):
         evaluate("own renderer, held-out font families", synth_stills(args.dreidels, args.queries, synth0), generic)
+    if args.set in ("altsim", "all"):
+        if args.heldout:
+            raise SystemExit("the altsim set has no held-out seeds here: bench/eval_unseen.py --set heldout is the lead's")
+        evaluate("altsim renderer (never seen by the model)", altsim_stills(args.dreidels, args.queries), generic)
 
 
 if __name__ == "__main__":

@@ -1,23 +1,31 @@
 #!/usr/bin/env python3
-"""Build the generic letter model ``vision/models/letters.npz`` from data this repo makes.
+"""Build the generic letter model ``vision/models/letters.onnx`` (+ ``letters.json``) from data this repo makes.
 
-1. Render overhead stills of random dreidels (``vision.letter_synth``) in every installed Hebrew
-   font (``fc-list :lang=he``), with varied colours, sizes, tilt, light, noise, blur and JPEG.
-2. Run the real pipeline on each still (``find_resting_dreidel`` -> face -> normalized glyph), so
-   the model learns the pipeline's own mistakes (loose faces, slivers, swapped tip/handle).
-3. Train a small two-layer network in NumPy on the descriptors of the glyph's four quarter turns,
-   labelled letter x orientation.
-4. Calibrate on stills drawn in font families held out of training: the temperature of the generic
-   model, then the weight and temperature of enrollment (3 taught stills per letter of one dreidel,
-   queries of the same dreidel), and pick the "unreadable" threshold.
+1. Render overhead stills of random dreidels with ``vision.letter_synth`` in every installed Hebrew
+   font (``fc-list :lang=he``) but the held-out families, and with the digital twin's
+   ``render_still`` (seeds below 7,000,000), for variety of renderers.
+2. Cut the up face from each still several ways, as ``vision.features`` does at run time: by the
+   TRUE face outline, by that outline jittered in position, scale, rotation and perspective, and by
+   the outline the real pose finder (``vision.pose``) returns, so that the network does not care
+   about small crop errors. Cuts that miss the face (onto the tip, the handle or the felt) are the
+   "not a letter" class.
+3. Train a small CNN with PyTorch on the faces in all four quarter turns (20 letter x orientation
+   classes + "not a letter"), with polarity, contrast and noise augmentation, then export it to ONNX
+   and check that OpenCV's ``cv2.dnn`` (the run-time engine) gives the same outputs.
+4. Calibrate on stills in font families held out of training, read exactly as at run time: the
+   temperature, the "unreadable" threshold (the lowest at which the letters read stay >= 99.8%
+   right), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
 
-Usage: .venv/bin/python scripts/build_letter_model.py [--stills 9000] [--workers 2] [--seed 1]
-Takes a few minutes on two cores. Deterministic for a given seed, font set and library versions.
+Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
+Usage: .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR]
+Deterministic for a given seed, font set and library versions (single-threaded data, seeded torch).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
 import time
 from multiprocessing import Pool
@@ -29,7 +37,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.rules.letters import Letter  # noqa: E402
-from vision.features import describe_rotations, glyph_from_face  # noqa: E402
+from vision.features import CHANNELS, PATCH, face_input  # noqa: E402
 from vision.letter_synth import (  # noqa: E402
     HELD_OUT_FAMILIES,
     DreidelStyle,
@@ -39,21 +47,30 @@ from vision.letter_synth import (  # noqa: E402
 )
 from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
+    CLASSES,
     DEFAULT_MODEL,
     LETTERS,
     MIN_CONTRAST,
+    NONE_CLASS,
     ORIENTATIONS,
+    Calibration,
     LetterModel,
     enrolled_similarity,
-    letter_posterior,
     orientation_prior,
-    tta_logits,
+    posterior,
 )
 
+#: the twin's still seeds used for training (far below every benchmark's and held-out range)
+TWIN_SEED0 = 6_000_000
+EMBEDDING = 128
 
-def orientation_label(truth_tip: tuple[float, float], truth_handle: tuple[float, float], quad: np.ndarray) -> int:
-    """Where the letter's top truly points in the handle-up face patch (quarter turns clockwise)."""
-    h = np.subtract(truth_handle, truth_tip)
+Sample = tuple[np.ndarray, int, float, int]  # (input tensor float16, class, pose confidence, group id)
+
+
+def orientation_label(tip: tuple[float, float] | np.ndarray, handle: tuple[float, float] | np.ndarray,
+                      quad: np.ndarray) -> int:
+    """Where the letter's top truly points in the patch cut by ``quad`` (quarter turns clockwise)."""
+    h = np.subtract(handle, tip)
     up = (quad[0] + quad[1]) / 2 - (quad[2] + quad[3]) / 2
     right = quad[1] - quad[0]
     a_up, a_right = float(h @ up) / (np.linalg.norm(up) + 1e-9), float(h @ right) / (np.linalg.norm(right) + 1e-9)
@@ -62,192 +79,450 @@ def orientation_label(truth_tip: tuple[float, float], truth_handle: tuple[float,
     return 1 if a_right > 0 else 3
 
 
-def make_stills(job: tuple[int, int, list[str], int]) -> list[tuple[np.ndarray, int, int, float, int]]:
-    """Render ``count`` stills (style per still, or per ``per_style`` stills) and run the pipeline on them.
+def clockwise(quad: np.ndarray) -> np.ndarray:
+    """The quad's corners in the on-screen clockwise order the pose uses (a mirrored cut would mirror the letter)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    area = sum(q[i, 0] * q[(i + 1) % 4, 1] - q[(i + 1) % 4, 0] * q[i, 1] for i in range(4))
+    return q if area > 0 else q[::-1].copy()
 
-    Returns (glyph, letter index, orientation, pose confidence, style id) for every still the pipeline read.
-    """
-    seed, count, fonts, per_style = job
+
+def jitter(quad: np.ndarray, rng: np.random.Generator, amount: float = 1.0) -> np.ndarray:
+    """The quad moved, scaled, turned and skewed a little, as a pose finder's outline may be."""
+    q = np.asarray(quad, np.float64)
+    c = q.mean(axis=0)
+    u, v = (q[1] - q[0] + q[2] - q[3]) / 2, (q[3] - q[0] + q[2] - q[1]) / 2
+    side = (np.linalg.norm(u) + np.linalg.norm(v)) / 2
+    a = math.radians(rng.normal(0, 6 * amount))
+    rot = np.array([[math.cos(a), -math.sin(a)], [math.sin(a), math.cos(a)]])
+    su, sv = rng.uniform(1 - 0.15 * amount, 1 + 0.2 * amount, 2)
+    un, vn = u / (np.linalg.norm(u) + 1e-9), v / (np.linalg.norm(v) + 1e-9)
+    out = []
+    for p in q:
+        d = p - c
+        d = un * (d @ un) * su + vn * (d @ vn) * sv
+        out.append(c + rot @ d)
+    shift = (un * rng.normal(0, 0.07 * amount) + vn * rng.normal(0, 0.07 * amount)) * side
+    corners = rng.normal(0, 0.035 * amount * side, (4, 2))
+    return np.array(out) + shift + corners
+
+
+def miss(quad: np.ndarray, tip: np.ndarray, handle: np.ndarray, rng: np.random.Generator,
+         shape: tuple[int, int]) -> np.ndarray:
+    """A face-sized outline that misses the face: on the tip, on the handle, or on the felt."""
+    q = np.asarray(quad, np.float64)
+    c = q.mean(axis=0)
+    r = rng.random()
+    if r < 0.6:
+        end = np.asarray(tip if r < 0.3 else handle, np.float64)
+        axis = (end - c) / (np.linalg.norm(end - c) + 1e-9)
+        extent = float(np.ptp(q @ axis))  # the face's length along the axis
+        # far enough that the grown cut keeps clear of the face (a cut showing half a letter is no "miss")
+        target = c + axis * max(1.25 * extent, float(np.linalg.norm(end - c)) * rng.uniform(0.9, 1.2))
+    else:
+        h, w = shape
+        target = np.array([rng.uniform(0.1, 0.9) * w, rng.uniform(0.1, 0.9) * h])
+        if np.linalg.norm(target - c) < 2.0 * np.linalg.norm(q[1] - q[0]):
+            return miss(quad, tip, handle, rng, shape)
+    return jitter(q + (target - c), rng)
+
+
+def _near(quad: np.ndarray, truth: np.ndarray) -> bool:
+    """Whether ``quad`` is roughly the face ``truth``: centres within a quarter side, sides within 0.65-1.5x."""
+    def sides(q: np.ndarray) -> np.ndarray:
+        return np.sort([np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3]),
+                        np.linalg.norm(q[3] - q[0]) + np.linalg.norm(q[2] - q[1])]) / 2
+
+    a, b = sides(np.asarray(quad, np.float64)), sides(np.asarray(truth, np.float64))
+    ratio = a / (b + 1e-9)
+    close = np.linalg.norm(np.mean(quad, axis=0) - np.mean(truth, axis=0)) < 0.25 * b.mean()
+    return bool(close and (ratio > 0.65).all() and (ratio < 1.5).all())
+
+
+def _cut(image: np.ndarray, quad: np.ndarray) -> tuple[np.ndarray, float]:
+    face = face_input(image, quad)
+    return face.tensor.astype(np.float16), face.contrast
+
+
+def cuts(image: np.ndarray, truth_quad: np.ndarray, tip: np.ndarray, handle: np.ndarray, letter_idx: int,
+         rng: np.random.Generator, group: int, jitters: int, use_pose: bool) -> list[Sample]:
+    """Training samples from one still (see the module docstring, step 2)."""
+    out: list[Sample] = []
+    quads = [truth_quad] + [jitter(truth_quad, rng) for _ in range(jitters)]
+    conf = 1.0
+    if use_pose:
+        pose = find_resting_dreidel(image)
+        # the pose's own cut teaches the pose's habits, but only when it cut this face, roughly
+        if pose is not None and pose.face_quad is not None and _near(pose.face_quad, truth_quad):
+            quads.append(pose.face_quad)
+            conf = float(pose.confidence)
+    for q in quads:
+        t, contrast = _cut(image, q)
+        if contrast >= MIN_CONTRAST:
+            out.append((t, letter_idx * ORIENTATIONS + orientation_label(tip, handle, q), conf, group))
+    if rng.random() < 0.5:
+        t, _ = _cut(image, miss(truth_quad, tip, handle, rng, image.shape[:2]))
+        out.append((t, NONE_CLASS, 1.0, group))
+    return out
+
+
+def synth_job(job: tuple[int, int, list[str], int, int, bool, bool]) -> list[Sample]:
+    """``count`` letter_synth stills (a new dreidel every ``per_style`` stills, or every still when 0);
+    ``varied``: also engraved letters, wood grain and other stroke weights (``DreidelStyle.random_varied``)."""
+    seed, count, fonts, per_style, jitters, training, varied = job
     cv2.setNumThreads(1)  # the pool already uses every core
     rng = np.random.default_rng(seed)
-    out = []
-    style = DreidelStyle.random(rng, fonts)
+    out: list[Sample] = []
+    new_style = DreidelStyle.random_varied if varied else DreidelStyle.random
+    style = new_style(rng, fonts)
     for i in range(count):
         if per_style == 0 or i % per_style == 0:
-            style = DreidelStyle.random(rng, fonts)
+            style = new_style(rng, fonts)
         letter_idx = (i // max(1, per_style // 5)) % 5 if per_style else int(rng.integers(5))
-        # a small picture is enough: the dreidel's own size in pixels is what matters, and it is cheap
-        size = (360, 280) if rng.random() < 0.7 else (480, 360)
+        size = [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))]
         still = render_still(style, LETTERS[letter_idx], rng, size=size)
+        group = seed * 1000 + (i // per_style if per_style else i)
+        tip, handle = np.array(still.tip), np.array(still.handle)
+        if training:
+            out += cuts(still.image, clockwise(still.face_quad), tip, handle, letter_idx, rng, group, jitters, True)
+            continue
+        # calibration: only what the run time sees (the pose's cut)
         pose = find_resting_dreidel(still.image)
         if pose is None or pose.face_quad is None:
             continue
-        glyph = glyph_from_face(still.image, pose.face_quad)
-        if glyph.contrast < MIN_CONTRAST or glyph.mass <= 0:
-            continue
-        o = orientation_label(still.tip, still.handle, pose.face_quad)
-        style_id = seed * 100000 + (i // per_style if per_style else i)
-        out.append((glyph.image.astype(np.float16), letter_idx, o, float(pose.confidence), style_id))
+        t, contrast = _cut(still.image, pose.face_quad)
+        if contrast >= MIN_CONTRAST:
+            out.append((t, letter_idx * ORIENTATIONS + orientation_label(tip, handle, pose.face_quad),
+                        float(pose.confidence), group))
     return out
 
 
-def generate(seed: int, n: int, fonts: list[str], workers: int, per_style: int = 0
-             ) -> list[tuple[np.ndarray, int, int, float, int]]:
-    chunk = 50 if per_style == 0 else per_style
-    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), fonts, per_style) for k in range((n + chunk - 1) // chunk)]
-    with Pool(workers) as pool:
-        parts = pool.map(make_stills, jobs)
-    return [row for part in parts for row in part]
+def twin_job(job: tuple[int, int, int]) -> list[Sample]:
+    """``count`` stills of the digital twin (hardware.sim), seeds from ``seed``."""
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
 
-
-def augment_glyph(glyph: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """A glyph varied as another font or camera would: small affine, stroke weight, blur and noise."""
-    n = glyph.shape[0]
-    angle = rng.uniform(-8, 8)
-    scale = rng.uniform(0.9, 1.1)
-    m = cv2.getRotationMatrix2D((n / 2, n / 2), angle, scale)
-    m[0, 1] += rng.uniform(-0.12, 0.12)
-    m[:, 2] += rng.uniform(-1.5, 1.5, 2)
-    out = cv2.warpAffine(glyph, m, (n, n), flags=cv2.INTER_LINEAR, borderValue=0)
-    r = rng.random()
-    if r < 0.25:
-        out = cv2.dilate(out, np.ones((2, 2), np.uint8))
-    elif r < 0.5:
-        out = cv2.erode(out, np.ones((2, 2), np.uint8))
-    sigma = rng.uniform(0, 0.9)
-    if sigma > 0.3:
-        out = cv2.GaussianBlur(out, (0, 0), sigma)
-    out = out + rng.normal(0, 0.05, out.shape).astype(np.float32)
-    return np.clip(out, 0, 1).astype(np.float32)
-
-
-def font_glyphs(n: int, fonts: list[str], seed: int) -> list[tuple[np.ndarray, int, int, float, int]]:
-    """Glyphs drawn straight from the fonts, degraded as the pipeline degrades a face (cheap, plentiful).
-
-    The letter (white on black, so the picture *is* the ink) is drawn on a face, squeezed as a tilted
-    face is, sometimes with the sliver of a neighbour face, shrunk to the size a 40-150 px dreidel's
-    face has in the picture, blurred and noised, then normalized exactly as a real face is.
-    """
-    from vision.features import PATCH, normalize_glyph
-    from vision.letter_synth import _glyph_texture
-
-    rng = np.random.default_rng(seed)
-    out = []
-    inner = int(round(PATCH / (1 + 2 * 0.08)))
-    for i in range(n):
-        letter_idx = int(rng.integers(5))
-        style = DreidelStyle.random(rng, fonts)
-        style = DreidelStyle(**{**style.__dict__, "body_bgr": (0, 0, 0), "letter_bgr": (255, 255, 255)})
-        tex = _glyph_texture(style, LETTERS[letter_idx], 96, int(96 * rng.uniform(0.95, 1.35)), rng)[:, :, 1]
-        face = cv2.resize(tex, (96, 96), interpolation=cv2.INTER_AREA).astype(np.float32) / 255.0
-        if rng.random() < 0.4:  # a neighbour face's sliver along one side, darker and squeezed
-            other = LETTERS[(letter_idx + 1 + int(rng.integers(3))) % 5]
-            tex2 = _glyph_texture(style, other, 96, 96, rng)[:, :, 1].astype(np.float32) / 255.0
-            frac = rng.uniform(0.1, 0.35)
-            w_s = max(2, int(96 * frac))
-            sliver = cv2.resize(tex2, (w_s, 96), interpolation=cv2.INTER_AREA) * rng.uniform(0.4, 1.0)
-            sliver += rng.uniform(0.15, 0.5)  # the sliver's own shade differs from the face
-            main = cv2.resize(face, (96 - w_s, 96), interpolation=cv2.INTER_AREA)
-            face = np.hstack([main, sliver] if rng.random() < 0.5 else [sliver, main])
-        side = int(rng.integers(10, 48))
-        small = cv2.resize(face, (side, side), interpolation=cv2.INTER_AREA)
-        big = cv2.resize(small, (inner, inner), interpolation=cv2.INTER_LINEAR)
-        patch = np.zeros((PATCH, PATCH), np.float32)
-        m = (PATCH - inner) // 2
-        patch[m:m + inner, m:m + inner] = big
-        blur = rng.uniform(0, 1.5)
-        if blur > 0.3:
-            patch = cv2.GaussianBlur(patch, (0, 0), blur)
-        patch += rng.normal(0, rng.uniform(0.01, 0.08), patch.shape).astype(np.float32)
-        scale = max(float(np.percentile(patch[m:m + inner, m:m + inner], 95)), 0.2)
-        ink = np.clip((patch / scale - 0.3) / 0.5, 0, 1).astype(np.float32)
-        glyph = normalize_glyph(ink, 50.0)
-        o = int(rng.choice(4, p=[0.7, 0.05, 0.2, 0.05]))
-        g = np.rot90(glyph.image, -o).copy()  # top turned o quarter turns clockwise
-        out.append((g.astype(np.float16), letter_idx, o, 1.0, -1 - i))
+    seed0, count, jitters = job
+    cv2.setNumThreads(1)
+    out: list[Sample] = []
+    for i in range(count):
+        seed = seed0 + i
+        rng = np.random.default_rng(seed)
+        style = resolve_style(None, seed)
+        letter = style.letters[int(rng.integers(len(style.letters)))]
+        image, truth = twin_render(style, letter, seed)
+        quad = clockwise(np.array(truth["face_quad_px"], np.float64))
+        a = math.radians(float(truth["tip_angle_deg"]))  # mathematical angle (y up)
+        centre = np.array(truth["rest_px"], np.float64)
+        tip, handle = centre + [math.cos(a), -math.sin(a)], centre - [math.cos(a), -math.sin(a)]
+        out += cuts(image, quad, tip, handle, LETTERS.index(letter), rng, -seed, jitters, True)
     return out
 
 
-def rotated_training_set(rows: list[tuple[np.ndarray, int, int, float, int]], copies: int, seed: int
-                         ) -> tuple[np.ndarray, np.ndarray]:
-    """Descriptors of every glyph (and ``copies`` augmented variants) in all four quarter turns,
-    labelled letter x orientation."""
-    rng = np.random.default_rng(seed)
-    xs, ys = [], []
-    for glyph, letter_idx, o, _conf, _sid in rows:
-        g = glyph.astype(np.float32)
-        for variant in [g] + [augment_glyph(g, rng) for _ in range(copies)]:
-            rot = describe_rotations(variant)
-            for k in range(4):
-                xs.append(rot[k])
-                ys.append(letter_idx * ORIENTATIONS + (o - k) % 4)
-    return np.stack(xs), np.array(ys)
+def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], training: bool = True
+             ) -> tuple[list[Sample], list[Sample]]:
+    """Training samples (unless ``training`` is False) and calibration samples, rendered on ``args.workers`` cores."""
+    chunk = 40
+    synth, twin_n = (args.synth, args.twin) if training else (0, 0)
+    varied = args.styles == "varied"
+    jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, varied)
+              for k in range((synth + chunk - 1) // chunk)]
+    jobs_t = [(TWIN_SEED0 + args.seed * 100_000 + k * chunk, min(chunk, twin_n - k * chunk), args.jitters)
+              for k in range((twin_n + chunk - 1) // chunk)]
+    # calibration: per held-out dreidel 5 letters x 6 stills (3 to enroll, 3 to query)
+    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, varied) for k in range(args.val_styles)]
+    with Pool(args.workers) as pool:
+        parts_t = pool.map_async(twin_job, jobs_t, chunksize=1)
+        parts_s = pool.map(synth_job, jobs_s, chunksize=1)
+        parts_v = pool.map(synth_job, jobs_v, chunksize=1)
+        twin = parts_t.get()
+    train = [r for part in parts_s + twin for r in part]
+    val = [r for part in parts_v for r in part]
+    return train, val
 
 
-def train_mlp(x: np.ndarray, y: np.ndarray, hidden: int, epochs: int, seed: int
-              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """A ReLU network trained with Adam on softmax cross-entropy; returns mean, std, w1, b1, w2, b2."""
+# -- the network ----------------------------------------------------------------------------------
+
+
+def build_net() -> object:
+    """The CNN: three conv stages (16, 32, 64 channels) on 32x32, a 128-wide embedding, 21 classes."""
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.MaxPool2d(2)]
+
+    class LetterNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(*block(CHANNELS, 16), *block(16, 32), *block(32, 64))
+            self.embed = nn.Sequential(nn.Flatten(), nn.Linear(64 * (PATCH // 8) ** 2, EMBEDDING), nn.ReLU())
+            self.drop = nn.Dropout(0.3)
+            self.head = nn.Linear(EMBEDDING, CLASSES)
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            e = self.embed(self.features(x))
+            return torch.cat([self.head(self.drop(e)), e], dim=1)
+
+    return LetterNet()
+
+
+def augment(x: np.ndarray, y: np.ndarray, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """A batch turned by random quarter turns (labels follow), with polarity, contrast and noise changes."""
+    out = np.empty_like(x)
+    labels = y.copy()
+    for i in range(len(x)):
+        k = int(rng.integers(4))
+        out[i] = np.rot90(x[i], k, axes=(1, 2))
+        if y[i] != NONE_CLASS:
+            labels[i] = (y[i] // ORIENTATIONS) * ORIENTATIONS + (y[i] % ORIENTATIONS - k) % ORIENTATIONS
+    flip = rng.random(len(x)) < 0.3  # the other polarity (light letter on a dark face and back)
+    out[flip, 1] *= -1
+    gain = rng.uniform(0.75, 1.25, (len(x), 1, 1, 1)).astype(np.float32)
+    out = out * gain + rng.normal(0, rng.uniform(0, 0.08), out.shape).astype(np.float32)
+    out[:, 0] = np.clip(out[:, 0], 0, 1.5)
+    out[:, 1] = np.clip(out[:, 1], -1.5, 1.5)
+    return out.astype(np.float32), labels
+
+
+def load_onnx_weights(net: object, path: Path) -> None:
+    """Start from an exported network (``--init``): its convolutions carry the batch norms folded in,
+    so the batch norms become fixed identities and the folded biases their shifts."""
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(path)).graph
+    init = {t.name: numpy_helper.to_array(t) for t in graph.initializer}
+    convs = [n for n in graph.node if n.op_type == "Conv"]
+    modules = list(net.features)  # type: ignore[attr-defined]
+    pairs = [(m, modules[i + 1]) for i, m in enumerate(modules) if isinstance(m, nn.Conv2d)]
+    if len(pairs) != len(convs):
+        sys.exit(f"--init {path}: {len(convs)} convolutions, this network has {len(pairs)}")
+    with torch.no_grad():
+        for (conv, bn), node in zip(pairs, convs, strict=True):
+            conv.weight.copy_(torch.from_numpy(init[node.input[1]].copy()))
+            bn.weight.fill_(1.0)
+            bn.bias.copy_(torch.from_numpy(init[node.input[2]].copy()))
+            bn.running_mean.zero_()
+            bn.running_var.fill_(1.0 - bn.eps)
+        state = {k: torch.from_numpy(v.copy()) for k, v in init.items() if k.startswith(("embed.", "head."))}
+        net.load_state_dict(state, strict=False)  # type: ignore[attr-defined]
+
+
+def train(samples: list[Sample], epochs: int, seed: int, init: Path | None = None, lr: float = 3e-3) -> object:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(2)
     rng = np.random.default_rng(seed)
-    mean = x.mean(axis=0)
-    std = x.std(axis=0) + 1e-3
-    xs = ((x - mean) / std).astype(np.float32)
-    n, d = xs.shape
-    k = int(y.max()) + 1
-    params = [rng.normal(0, np.sqrt(2 / d), (d, hidden)).astype(np.float32), np.zeros(hidden, np.float32),
-              rng.normal(0, np.sqrt(1 / hidden), (hidden, k)).astype(np.float32), np.zeros(k, np.float32)]
-    m = [np.zeros_like(p) for p in params]
-    v = [np.zeros_like(p) for p in params]
-    lr, b1, b2, eps, decay, batch, step = 2e-3, 0.9, 0.999, 1e-8, 1e-4, 256, 0
-    onehot = np.eye(k, dtype=np.float32)
+    x = np.stack([s[0] for s in samples]).astype(np.float32)
+    y = np.array([s[1] for s in samples], np.int64)
+    net = build_net()
+    if init is not None:
+        load_onnx_weights(net, init)
+        for m in net.modules():  # type: ignore[attr-defined]
+            if isinstance(m, nn.BatchNorm2d):
+                m.weight.requires_grad_(False)
+    params = [p for p in net.parameters() if p.requires_grad]  # type: ignore[attr-defined]
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=1e-4)
+    batch = 128
+    steps = epochs * ((len(x) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
     for epoch in range(epochs):
-        order = rng.permutation(n)
-        rate = lr * 0.5 * (1 + np.cos(np.pi * epoch / epochs))  # cosine decay
-        loss_sum = 0.0
-        for s in range(0, n, batch):
+        net.train()
+        if init is not None:  # fine-tuning: the batch norms stay the fixed identities the start had
+            for m in net.modules():  # type: ignore[attr-defined]
+                if isinstance(m, nn.BatchNorm2d):
+                    m.eval()
+        order = rng.permutation(len(x))
+        total, right, t0 = 0.0, 0, time.time()
+        for s in range(0, len(x), batch):
             idx = order[s:s + batch]
-            xb, yb = xs[idx], onehot[y[idx]]
-            # input dropout-like noise: robustness to descriptor perturbations of unseen renderers
-            xb = xb + rng.normal(0, 0.15, xb.shape).astype(np.float32)
-            h_pre = xb @ params[0] + params[1]
-            h = np.maximum(h_pre, 0)
-            z = h @ params[2] + params[3]
-            z -= z.max(axis=1, keepdims=True)
-            p = np.exp(z)
-            p /= p.sum(axis=1, keepdims=True)
-            loss_sum += float(-np.log((p * yb).sum(axis=1) + 1e-9).sum())
-            dz = (p - yb) / len(idx)
-            grads = [None, None, h.T @ dz + decay * params[2], dz.sum(axis=0)]
-            dh = (dz @ params[2].T) * (h_pre > 0)
-            grads[0] = xb.T @ dh + decay * params[0]
-            grads[1] = dh.sum(axis=0)
-            step += 1
-            for i, g in enumerate(grads):
-                m[i] = b1 * m[i] + (1 - b1) * g
-                v[i] = b2 * v[i] + (1 - b2) * g * g
-                mh = m[i] / (1 - b1 ** step)
-                vh = v[i] / (1 - b2 ** step)
-                params[i] -= (rate * mh / (np.sqrt(vh) + eps)).astype(np.float32)
-        print(f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / n:.4f}", flush=True)
-    return mean.astype(np.float32), std.astype(np.float32), params[0], params[1], params[2], params[3]
+            xb, yb = augment(x[idx], y[idx], rng)
+            out = net(torch.from_numpy(xb))[:, :CLASSES]
+            loss = loss_fn(out, torch.from_numpy(yb))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+            right += int((out.argmax(1).numpy() // ORIENTATIONS == yb // ORIENTATIONS).sum())
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(x):.4f}, letter right {right / len(x):.4f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
+    net.eval()
+    return net
+
+
+def export(net: object, path: Path) -> None:
+    """Write the network as ONNX and check that cv2.dnn reads it and agrees with PyTorch."""
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    probe = torch.from_numpy(np.random.default_rng(0).normal(0, 0.5, (4, CHANNELS, PATCH, PATCH)).astype(np.float32))
+    torch.onnx.export(net, (probe,), str(path), input_names=["face"], output_names=["scores"], opset_version=17,
+                      dynamic_axes={"face": {0: "n"}, "scores": {0: "n"}}, dynamo=False)
+    cvnet = cv2.dnn.readNetFromONNX(str(path))
+    cvnet.setInput(probe.numpy())
+    got = np.asarray(cvnet.forward()).reshape(4, -1)
+    with torch.no_grad():
+        want = net(probe).numpy()
+    err = float(np.abs(got - want).max())
+    if err > 1e-3:
+        sys.exit(f"cv2.dnn disagrees with PyTorch on the exported network (max error {err})")
+    print(f"exported {path} ({path.stat().st_size / 1e6:.2f} MB); cv2.dnn agrees within {err:.1e}", flush=True)
+
+
+# -- calibration ------------------------------------------------------------------------------------
 
 
 def nll(probs: list[np.ndarray], labels: list[int]) -> float:
     return float(-np.mean([np.log(p[y] + 1e-12) for p, y in zip(probs, labels, strict=True)]))
 
 
+def calibrate(model: LetterModel, val: list[Sample], max_threshold: float) -> tuple[Calibration, dict[str, object]]:
+    """Temperature, threshold and enrollment weights fitted on the held-out fonts' stills."""
+    from vision.features import FaceInput
+
+    scored = [model.score(FaceInput(s[0].astype(np.float32), 50.0)) for s in val]
+    y = [s[1] // ORIENTATIONS for s in val]
+    priors = [orientation_prior(s[2]) for s in val]
+
+    def probs(t: float) -> tuple[list[np.ndarray], list[float]]:
+        ps, nones = [], []
+        for (z, zn, _), pr in zip(scored, priors, strict=True):
+            p, p_none, _ = posterior(z / t, zn / t, pr)
+            ps.append(p * (1 - p_none))
+            nones.append(p_none)
+        return ps, nones
+
+    temps = np.exp(np.linspace(np.log(0.3), np.log(6), 40))
+    temperature = float(min(temps, key=lambda t: nll(probs(t)[0], y)))
+    ps, _ = probs(temperature)
+    conf = np.array([p.max() for p in ps])
+    right = np.array([int(np.argmax(p)) == yv for p, yv in zip(ps, y, strict=True)])
+    threshold = max_threshold
+    for t in np.linspace(0.4, max_threshold, 56):
+        kept = conf >= t
+        if kept.any() and right[kept].mean() >= 0.998:
+            threshold = float(t)
+            break
+    print(f"held-out fonts: top-1 {right.mean():.4f}, temperature {temperature:.2f}; threshold {threshold:.2f} "
+          f"reads {np.mean(conf >= threshold):.4f} of stills, {right[conf >= threshold].mean():.4f} of them right",
+          flush=True)
+    edges = [0.0, 0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0001]
+    table = []
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        sel = (conf >= lo) & (conf < hi)
+        if sel.any():
+            table.append([lo, min(hi, 1.0), int(sel.sum()), round(float(conf[sel].mean()), 4),
+                          round(float(right[sel].mean()), 4)])
+            print(f"  confidence [{lo:.2f}, {min(hi, 1):.2f}): n {sel.sum():4d}, mean {conf[sel].mean():.3f}, "
+                  f"right {right[sel].mean():.3f}", flush=True)
+
+    # enrollment: per held-out dreidel, the first 3 stills of each letter teach, the rest query
+    by_group: dict[int, list[int]] = {}
+    for i, s in enumerate(val):
+        by_group.setdefault(s[3], []).append(i)
+    queries: list[tuple[int, np.ndarray]] = []
+    for idxs in by_group.values():
+        seen: dict[int, int] = {}
+        protos, labels, ask = [], [], []
+        for i in idxs:
+            li = y[i]
+            if seen.get(li, 0) < 3:
+                seen[li] = seen.get(li, 0) + 1
+                z, _, emb = scored[i]
+                o = int(np.argmax(z[li] / temperature + np.log(priors[i])))
+                protos.append(emb[o])
+                labels.append(li)
+            else:
+                ask.append(i)
+        if protos:
+            for i in ask:
+                queries.append((i, enrolled_similarity(scored[i][2], np.stack(protos), np.array(labels))))
+    q_y = [y[i] for i, _ in queries]
+
+    def enrolled(weight: float, t2: float) -> list[np.ndarray]:
+        out = []
+        for i, sim in queries:
+            z, zn, _ = scored[i]
+            p, p_none, _ = posterior((z / temperature + weight * sim) / t2, zn / temperature / t2, priors[i])
+            out.append(p * (1 - p_none))
+        return out
+
+    best = (nll(enrolled(0.0, 1.0), q_y), 0.0, 1.0)
+    for weight in (1.0, 2.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0):
+        for t2 in np.exp(np.linspace(np.log(0.5), np.log(8), 16)):
+            score = nll(enrolled(weight, float(t2)), q_y)
+            if score < best[0]:
+                best = (score, weight, float(t2))
+    _, weight, t2 = best
+    ep, gp = enrolled(weight, t2), enrolled(0.0, 1.0)
+
+    def rates(ps: list[np.ndarray]) -> tuple[float, float, float]:
+        read = [(int(np.argmax(p)) == yv) for p, yv in zip(ps, q_y, strict=True) if p.max() >= threshold]
+        n = len(ps)
+        return sum(read) / n, (n - len(read)) / n, (len(read) - sum(read)) / n
+
+    g, e = rates(gp), rates(ep)
+    print(f"held-out dreidels (right/unreadable/wrong): generic {g[0]:.4f}/{g[1]:.4f}/{g[2]:.4f} -> "
+          f"taught {e[0]:.4f}/{e[1]:.4f}/{e[2]:.4f} (weight {weight}, temperature {t2:.2f})", flush=True)
+    report = {"held_out_top1": round(float(right.mean()), 4), "held_out_read": round(float(np.mean(conf >= threshold)), 4),
+              "held_out_read_right": round(float(right[conf >= threshold].mean()), 4), "reliability": table,
+              "held_out_generic": [round(v, 4) for v in g], "held_out_taught": [round(v, 4) for v in e]}
+    return Calibration(temperature, threshold, weight, t2, EMBEDDING), report
+
+
+def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str], t0: float) -> None:
+    """Refit temperature, threshold and enrollment of the network in ``args.out`` on freshly read stills."""
+    side = args.out.with_suffix(".json")
+    old = json.loads(side.read_text())
+    side.write_text(json.dumps({**old, "temperature": 1.0, "threshold": 0.5, "enroll_weight": 0.0,
+                                "enroll_temperature": 1.0}))
+    try:
+        _, val = generate(args, train_fonts, held, training=False)
+        print(f"{len(val)} calibration faces in {time.time() - t0:.0f} s", flush=True)
+        calibration, report = calibrate(LetterModel.load(args.out), val, args.max_threshold)
+    except BaseException:
+        side.write_text(json.dumps(old, indent=1) + "\n")  # leave the old, working calibration in place
+        raise
+    meta = {**old.get("meta", {}), **report, "recalibrated": True}
+    final = Calibration(calibration.temperature, calibration.threshold, calibration.enroll_weight,
+                        calibration.enroll_temperature, calibration.embedding, meta)
+    side.write_text(json.dumps(final.to_json(), indent=1) + "\n")
+    print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--stills", type=int, default=5000, help="training stills to render")
-    ap.add_argument("--val-styles", type=int, default=40, help="held-out dreidels for calibration")
+    ap.add_argument("--synth", type=int, default=4000, help="letter_synth training stills")
+    ap.add_argument("--twin", type=int, default=600, help="digital-twin training stills")
+    ap.add_argument("--jitters", type=int, default=2, help="jittered cuts per still (besides the true and the pose's)")
+    ap.add_argument("--val-styles", type=int, default=40, help="held-out dreidels for calibration (30 stills each)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--hidden", type=int, default=128)
-    ap.add_argument("--epochs", type=int, default=25)
-    ap.add_argument("--copies", type=int, default=2, help="augmented variants per rendered glyph")
-    ap.add_argument("--max-threshold", type=float, default=0.85, help="cap on the unreadable threshold")
-    ap.add_argument("--font-glyphs", type=int, default=6000, help="extra glyphs drawn straight from the fonts")
+    ap.add_argument("--epochs", type=int, default=14)
+    ap.add_argument("--max-threshold", type=float, default=0.95, help="cap on the unreadable threshold")
+    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered samples in this folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
+    ap.add_argument("--styles", choices=["plain", "varied"], default="varied",
+                    help="letter_synth dreidels: plain (DreidelStyle.random) or also engraved, grained, bold/thin")
+    ap.add_argument("--init", type=Path, default=None, help="fine-tune this exported network instead of starting afresh")
+    ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
+    ap.add_argument("--recalibrate", action="store_true",
+                    help="keep the network in --out, only render the calibration stills again and refit (after a "
+                         "change to vision/pose.py); a few minutes")
     args = ap.parse_args()
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        sys.exit("PyTorch is needed to build the model: .venv/bin/pip install -e '.[model]'")
 
     fonts = list(hebrew_fonts())
     if not fonts:
@@ -259,107 +534,43 @@ def main() -> None:
     print(f"{len(train_fonts)} training fonts, {len(held)} held-out fonts", flush=True)
 
     t0 = time.time()
-    train_rows = generate(args.seed, args.stills, train_fonts, args.workers)
-    # calibration: per held-out dreidel 5 letters x 6 stills (3 to enroll, 3 to query)
-    val_rows = generate(args.seed + 7919, args.val_styles * 30, held, args.workers, per_style=30)
-    print(f"rendered and read {len(train_rows)} + {len(val_rows)} stills in {time.time() - t0:.0f} s", flush=True)
-
-    train_rows = train_rows + font_glyphs(args.font_glyphs, train_fonts, args.seed + 17)
-    x, y = rotated_training_set(train_rows, args.copies, args.seed)
-    print(f"{len(x)} training descriptors", flush=True)
-    mean, std, w1, b1, w2, b2 = train_mlp(x, y, args.hidden, args.epochs, args.seed)
-    model = LetterModel(mean, std, w1, b1, w2, b2, temperature=1.0, enroll_weight=0.0, enroll_temperature=1.0,
-                        threshold=0.5)
-    # 16-bit weights as saved: calibrate the model exactly as it will run
-    model = LetterModel(mean, std, w1.astype(np.float16).astype(np.float32), b1,
-                        w2.astype(np.float16).astype(np.float32), b2, 1.0, 0.0, 1.0, 0.5)
-
-    # generic temperature on held-out fonts
-    val_rot = [describe_rotations(g.astype(np.float32)) for g, *_ in val_rows]
-    val_z = [tta_logits(model, r) for r in val_rot]
-    val_y = [row[1] for row in val_rows]
-    val_prior = [orientation_prior(row[3]) for row in val_rows]
-
-    def generic_probs(t: float) -> list[np.ndarray]:
-        return [letter_posterior(z / t, pr)[0] for z, pr in zip(val_z, val_prior, strict=True)]
-
-    temps = np.exp(np.linspace(np.log(0.3), np.log(6), 40))
-    temperature = float(min(temps, key=lambda t: nll(generic_probs(t), val_y)))
-    probs = generic_probs(temperature)
-    acc = float(np.mean([np.argmax(p) == yv for p, yv in zip(probs, val_y, strict=True)]))
-    print(f"held-out fonts: generic accuracy {acc:.4f}, temperature {temperature:.2f}", flush=True)
-
-    # enrollment: per style, the first 3 stills of each letter teach, the rest query
-    by_style: dict[int, list[int]] = {}
-    for i, row in enumerate(val_rows):
-        by_style.setdefault(row[4], []).append(i)
-    queries: list[tuple[int, np.ndarray, np.ndarray]] = []  # (row, protos, proto letters)
-    for idxs in by_style.values():
-        seen: dict[int, int] = {}
-        teach, ask = [], []
-        for i in idxs:
-            li = val_rows[i][1]
-            if seen.get(li, 0) < 3:
-                teach.append(i)
-                seen[li] = seen.get(li, 0) + 1
-            else:
-                ask.append(i)
-        protos, plabels = [], []
-        for i in teach:
-            zl = val_z[i][val_rows[i][1]] / temperature + np.log(val_prior[i])
-            o = int(np.argmax(zl))
-            protos.append(model.standardize(val_rot[i][o]))
-            plabels.append(val_rows[i][1])
-        if protos:
-            for i in ask:
-                queries.append((i, np.stack(protos), np.array(plabels)))
-    sims = {i: enrolled_similarity(model, val_rot[i], p, pl) for i, p, pl in queries}
-    q_y = [val_rows[i][1] for i, _, _ in queries]
-
-    def enrolled_probs(weight: float, t2: float) -> list[np.ndarray]:
-        return [letter_posterior((val_z[i] / temperature + weight * sims[i]) / t2, val_prior[i])[0]
-                for i, _, _ in queries]
-
-    best = (nll(enrolled_probs(0.0, 1.0), q_y), 0.0, 1.0)
-    for weight in (2.0, 4.0, 8.0, 12.0, 16.0, 24.0, 32.0):
-        for t2 in np.exp(np.linspace(np.log(0.5), np.log(8), 20)):
-            score = nll(enrolled_probs(weight, float(t2)), q_y)
-            if score < best[0]:
-                best = (score, weight, float(t2))
-    _, enroll_weight, enroll_temperature = best
-    ep = enrolled_probs(enroll_weight, enroll_temperature)
-    gp = [generic_probs(temperature)[i] for i, _, _ in queries]
-    acc_e = float(np.mean([np.argmax(p) == yv for p, yv in zip(ep, q_y, strict=True)]))
-    acc_g = float(np.mean([np.argmax(p) == yv for p, yv in zip(gp, q_y, strict=True)]))
-    print(f"held-out dreidels: generic {acc_g:.4f} -> enrolled {acc_e:.4f} "
-          f"(weight {enroll_weight}, temperature {enroll_temperature:.2f})", flush=True)
-
-    # "unreadable" threshold: the lowest that keeps the read letters >= 99.5% right on held-out stills
-    conf = np.array([p.max() for p in probs])
-    right = np.array([np.argmax(p) == yv for p, yv in zip(probs, val_y, strict=True)])
-    threshold = 0.5
-    for t in np.linspace(0.5, 0.95, 46):
-        kept = conf >= t
-        if kept.any() and right[kept].mean() >= 0.995:
-            threshold = float(t)
-            break
+    if args.recalibrate:
+        recalibrate(args, train_fonts, held, t0)
+        return
+    key = f"{args.styles}_s{args.seed}_n{args.synth}_t{args.twin}_j{args.jitters}_v{args.val_styles}"
+    cache = None if args.cache is None else args.cache / f"letters_{key}.npz"
+    if cache is not None and cache.is_file():
+        with np.load(cache) as z:
+            train_s = list(zip(z["tx"], z["ty"].tolist(), z["tc"].tolist(), z["tg"].tolist(), strict=True))
+            val = list(zip(z["vx"], z["vy"].tolist(), z["vc"].tolist(), z["vg"].tolist(), strict=True))
+        print(f"read {len(train_s)} + {len(val)} samples from {cache}", flush=True)
     else:
-        threshold = args.max_threshold
-    # The held-out set is harsher than a table (tiny, blurred, unseen fonts): past the cap the
-    # threshold would send most good readings to a judge for little gain in accuracy.
-    threshold = min(threshold, args.max_threshold)
-    print(f"threshold {threshold:.2f}: reads {np.mean(conf >= threshold):.3f} of held-out stills, "
-          f"{right[conf >= threshold].mean():.4f} of them right", flush=True)
+        train_s, val = generate(args, train_fonts, held)
+        if cache is not None:
+            cache.parent.mkdir(parents=True, exist_ok=True)
+            np.savez(cache, tx=np.stack([s[0] for s in train_s]), ty=[s[1] for s in train_s],
+                     tc=[s[2] for s in train_s], tg=[s[3] for s in train_s], vx=np.stack([s[0] for s in val]),
+                     vy=[s[1] for s in val], vc=[s[2] for s in val], vg=[s[3] for s in val])
+    counts = np.bincount([s[1] for s in train_s], minlength=CLASSES)
+    print(f"{len(train_s)} training faces ({counts[NONE_CLASS]} not a letter), {len(val)} calibration faces, "
+          f"in {time.time() - t0:.0f} s", flush=True)
 
-    meta = {
-        "built_by": "scripts/build_letter_model.py", "seed": args.seed, "stills": args.stills,
-        "train_rows": len(train_rows), "train_fonts": [Path(f).name for f in train_fonts],
-        "held_out_fonts": [Path(f).name for f in held], "held_out_generic_accuracy": round(acc, 4),
-        "held_out_enrolled_accuracy": round(acc_e, 4), "letters": [letter.value for letter in Letter],
+    net = train(train_s, args.epochs, args.seed, args.init, args.lr)
+    export(net, args.out)
+    side = args.out.with_suffix(".json")
+    side.write_text(json.dumps(Calibration(1.0, 0.5, 0.0, 1.0, EMBEDDING).to_json()))
+    model = LetterModel.load(args.out)
+    calibration, report = calibrate(model, val, args.max_threshold)
+    meta: dict[str, object] = {
+        "built_by": "scripts/build_letter_model.py", "seed": args.seed, "synth_stills": args.synth,
+        "twin_stills": args.twin, "styles": args.styles, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
+        "train_fonts": [Path(f).name for f in train_fonts], "held_out_fonts": [Path(f).name for f in held],
+        "letters": [letter.value for letter in Letter], **report,
     }
-    final = LetterModel(mean, std, w1, b1, w2, b2, temperature, enroll_weight, enroll_temperature, threshold, meta)
-    final.save(args.out)
-    print(f"wrote {args.out} ({args.out.stat().st_size / 1e6:.2f} MB) in {time.time() - t0:.0f} s")
+    calibration = Calibration(calibration.temperature, calibration.threshold, calibration.enroll_weight,
+                              calibration.enroll_temperature, calibration.embedding, meta)
+    side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
+    print(f"wrote {args.out} and {side} in {time.time() - t0:.0f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -102,6 +102,10 @@ class DreidelStyle:
     glyph_height: float  # glyph height / face size
     outline: bool
     glossy: bool
+    # Added for the CNN's training variety; the defaults draw exactly what the fields above draw.
+    stroke: float = 0.0  # stroke weight change, in units of the glyph's height (+ bolder, - thinner)
+    engraved: bool = False  # the letter is cut into the face (darker groove, lit edge) instead of painted
+    grain: float = 0.0  # strength of a wood-grain texture on the face (0 = none)
 
     @classmethod
     def random(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
@@ -126,6 +130,20 @@ class DreidelStyle:
             outline=bool(rng.random() < 0.4),
             glossy=bool(rng.random() < 0.4),
         )
+
+    @classmethod
+    def random_varied(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
+        """Like :meth:`random`, and also bolder or thinner strokes, engraved letters and wood grain."""
+        base = cls.random(rng, fonts)
+        r = rng.random()
+        stroke = float(rng.uniform(0.01, 0.05)) if r < 0.25 else (-float(rng.uniform(0.01, 0.03)) if r < 0.45 else 0.0)
+        engraved = bool(rng.random() < 0.25)
+        grain = float(rng.uniform(0.05, 0.25)) if rng.random() < 0.35 else 0.0
+        letter = base.letter_bgr
+        if engraved:  # a groove in the body's own material, darker (or, rarely, lighter) than the face
+            f = rng.uniform(0.35, 0.7) if rng.random() < 0.85 else rng.uniform(1.3, 1.6)
+            letter = tuple(int(np.clip(c * f, 0, 255)) for c in base.body_bgr)  # type: ignore[assignment]
+        return cls(**{**base.__dict__, "stroke": stroke, "engraved": engraved, "grain": grain, "letter_bgr": letter})
 
 
 @dataclass(frozen=True)
@@ -213,13 +231,49 @@ def _glyph_texture(style: DreidelStyle, letter: Letter, w: int, h: int, rng: np.
         gw, gh = x1 - x0, y1 - y0
     jx = rng.uniform(-0.05, 0.05) * w if jitter else 0.0
     jy = rng.uniform(-0.05, 0.05) * h if jitter else 0.0
-    draw.text(((w - gw) / 2 - x0 + jx, (h - gh) / 2 - y0 + jy), ch, font=font, fill=style.letter_bgr[::-1])
-    out = np.asarray(img)[:, :, ::-1].copy()
+    at = ((w - gw) / 2 - x0 + jx, (h - gh) / 2 - y0 + jy)
+    if style.stroke == 0.0 and not style.engraved and style.grain == 0.0:
+        draw.text(at, ch, font=font, fill=style.letter_bgr[::-1])
+        out = np.asarray(img)[:, :, ::-1].copy()
+    else:
+        out = _varied_face(style, font, ch, at, w, h, rng)
     if jitter:
         angle = rng.uniform(-5, 5)
         m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
         out = cv2.warpAffine(out, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
     return out
+
+
+def _varied_face(style: DreidelStyle, font: ImageFont.FreeTypeFont, ch: str, at: tuple[float, float], w: int,
+                 h: int, rng: np.random.Generator) -> np.ndarray:
+    """A face with a bolder/thinner, engraved or painted letter on plain or wood-grained material (BGR)."""
+    mask_img = Image.new("L", (w, h), 0)
+    ImageDraw.Draw(mask_img).text(at, ch, font=font, fill=255)
+    mask = np.asarray(mask_img).astype(np.float32) / 255.0
+    k = int(round(abs(style.stroke) * min(w, h)))
+    if k > 0:
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
+        mask = cv2.dilate(mask, kernel) if style.stroke > 0 else cv2.erode(mask, kernel)
+    body = np.empty((h, w, 3), np.float32)
+    body[:] = style.body_bgr
+    if style.grain > 0:
+        # grain: stretched noise along the face's length, with a few darker rings
+        noise = cv2.resize(rng.normal(0, 1, (max(2, h // 2), max(2, w // 12))).astype(np.float32), (w, h),
+                           interpolation=cv2.INTER_CUBIC)
+        rings = np.sin(np.linspace(0, rng.uniform(6, 20), w)[None, :] + 2.5 * noise)
+        body *= (1 + style.grain * (0.6 * noise.clip(-2, 2) / 2 + 0.4 * rings))[..., None]
+    letter = np.array(style.letter_bgr, np.float32)
+    if style.engraved:
+        # the groove takes the body's texture, darkened; its edge on one side catches the light
+        shade = letter / (np.array(style.body_bgr, np.float32) + 1.0)
+        groove = body * shade
+        d = max(1, int(round(0.015 * min(w, h))))
+        lit = np.clip(mask - np.roll(np.roll(mask, d, axis=0), d, axis=1), 0, 1)
+        out = body * (1 - mask[..., None]) + groove * mask[..., None]
+        out = out + (255 - out) * (0.35 * lit)[..., None]
+    else:
+        out = body * (1 - mask[..., None]) + letter * mask[..., None]
+    return np.clip(out, 0, 255).astype(np.uint8)
 
 
 def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,

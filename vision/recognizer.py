@@ -1,25 +1,30 @@
 """Read the letter on the up face of a resting dreidel, with a calibrated confidence.
 
-The generic model (``vision/models/letters.npz``, built by ``scripts/build_letter_model.py`` from
-letters rendered in every installed Hebrew font) is a small two-layer network over the descriptor of
-:mod:`vision.features`. It predicts 20 classes: 5 letters x 4 orientations of the letter in the face
-patch (top toward the handle, toward the tip, or sideways). The letter's probability sums over
-orientations, so a wrong tip/handle call does not cost the letter; the pose's own confidence sets a
-prior over orientations. The four quarter-turns of the glyph are all scored (test-time rotation) and
-their logits averaged. A temperature fitted on stills in font families held out of training
-calibrates the probabilities.
+The generic model is a small convolutional network (``vision/models/letters.onnx``, built with
+PyTorch by ``scripts/build_letter_model.py`` from data this repo renders, and run here by OpenCV's
+``cv2.dnn``: no PyTorch at run time). Its input is the face patch of :mod:`vision.features`; it
+scores 21 classes: 5 letters x 4 orientations of the letter in the patch (top toward the handle,
+toward the tip, or sideways) and "not a letter" (felt, a tip, a handle, a blank face: what a wrong
+crop shows). The four quarter turns of the patch are all scored (test-time rotation) and their
+logits averaged. The letter's probability sums over orientations, so a wrong tip/handle call does
+not cost the letter; the pose's own confidence sets a prior over orientations. A temperature fitted
+on stills in font families held out of training calibrates the probabilities
+(``vision/models/letters.json`` holds it with the threshold and the enrollment weights).
 
-Enrollment (``with_enrollment``): a few labelled stills of *this* dreidel become prototypes; the
-cosine similarity of the query (in each orientation) to each letter's nearest prototype is added to
-the generic logits with a weight fitted in the build script, which also refits the temperature.
+Enrollment (``with_enrollment``): a few labelled stills of *this* dreidel become prototypes in the
+network's embedding (its penultimate layer); the cosine similarity of the query (in each
+orientation) to each letter's nearest prototype is added to the generic logits with a weight and a
+temperature fitted by the build script.
 
 A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, or
-the calibrated top probability is below the model's threshold: the judge then asks a human.
+the calibrated probability of the best letter is below the model's threshold: the judge then asks
+a human. ``read`` keeps no state between calls and may be called from several threads at once.
 """
 
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,14 +33,17 @@ import cv2
 import numpy as np
 
 from controller.rules.letters import Letter
-from vision.features import FEATURE_DIM, Glyph, describe_rotations, glyph_from_face
+from vision.features import CHANNELS, PATCH, FaceInput, face_input, rotations
 from vision.pose import RestPose, find_resting_dreidel
 
-#: the letters in the order of the model's classes (class = letter index * 4 + orientation)
+#: the letters in the order of the model's classes (class = letter index * 4 + orientation; 20 = no letter)
 LETTERS: tuple[Letter, ...] = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.SHIN, Letter.PE)
 #: orientations: where the letter's top points in the handle-up face patch (quarter turns clockwise)
 ORIENTATIONS = 4
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "letters.npz"
+#: the class index of "not a letter"
+NONE_CLASS = len(LETTERS) * ORIENTATIONS
+CLASSES = NONE_CLASS + 1
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "letters.onnx"
 #: below this contrast (Lab units) the face shows no letter worth reading
 MIN_CONTRAST = 6.0
 
@@ -49,9 +57,11 @@ class LetterReading:
     """What was read on a resting dreidel.
 
     ``letter`` is None when unreadable (ask a judge). ``confidence`` is the calibrated probability
-    that ``letter`` (or, when unreadable, the best guess) is right. ``scores`` holds that probability
-    for every letter (they sum to 1). ``pose`` is the dreidel's pose, with tip and handle swapped
-    when the letter showed clearly that the silhouette had them the wrong way round.
+    that ``letter`` (or, when unreadable, the best guess) is right. ``scores`` holds, for every
+    letter, its probability given that the face shows a letter (they sum to 1); ``confidence`` is
+    the best letter's score times the probability that the face shows a letter at all. ``pose`` is
+    the dreidel's pose, with tip and handle swapped when the letter showed clearly that the
+    silhouette had them the wrong way round.
     """
 
     letter: Letter | None
@@ -66,62 +76,101 @@ class LetterReading:
 
 
 @dataclass(frozen=True)
-class LetterModel:
-    """The generic model's parameters (see the module docstring)."""
+class Calibration:
+    """What the build script fitted on held-out fonts (``letters.json`` beside the network)."""
 
-    mean: np.ndarray
-    std: np.ndarray
-    w1: np.ndarray
-    b1: np.ndarray
-    w2: np.ndarray
-    b2: np.ndarray
     temperature: float
+    threshold: float
     enroll_weight: float
     enroll_temperature: float
-    threshold: float
+    embedding: int
     meta: dict[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        """The sidecar file's content."""
+        return {"temperature": self.temperature, "threshold": self.threshold, "enroll_weight": self.enroll_weight,
+                "enroll_temperature": self.enroll_temperature, "embedding": self.embedding, "meta": self.meta}
+
+
+class LetterModel:
+    """The network (ONNX, run by ``cv2.dnn``) and its calibration.
+
+    ``forward`` is serialized by a lock, because one ``cv2.dnn.Net`` must not run in two threads
+    at once; everything else about a reading is local to the call.
+    """
+
+    def __init__(self, net: cv2.dnn.Net, calibration: Calibration, path: Path) -> None:
+        self._net = net
+        self._lock = threading.Lock()
+        self.calibration = calibration
+        self.path = path
+
+    @property
+    def temperature(self) -> float:
+        """The generic model's calibrated temperature."""
+        return self.calibration.temperature
+
+    @property
+    def threshold(self) -> float:
+        """The calibrated probability below which a reading is unreadable."""
+        return self.calibration.threshold
 
     @classmethod
     def load(cls, path: Path) -> LetterModel:
-        """Read a model file, or raise :class:`ModelError` saying how to rebuild it."""
-        if not path.is_file():
-            raise ModelError(f"letter model {path} is missing: run scripts/build_letter_model.py")
+        """Read ``path`` (.onnx) and its calibration (.json beside it), or raise :class:`ModelError`."""
+        path = Path(path)
+        side = path.with_suffix(".json")
+        for p in (path, side):
+            if not p.is_file():
+                raise ModelError(f"letter model file {p} is missing: run scripts/build_letter_model.py")
         try:
-            with np.load(path, allow_pickle=False) as z:
-                model = cls(
-                    mean=z["mean"].astype(np.float32), std=z["std"].astype(np.float32),
-                    w1=z["w1"].astype(np.float32), b1=z["b1"].astype(np.float32),
-                    w2=z["w2"].astype(np.float32), b2=z["b2"].astype(np.float32),
-                    temperature=float(z["temperature"]), enroll_weight=float(z["enroll_weight"]),
-                    enroll_temperature=float(z["enroll_temperature"]), threshold=float(z["threshold"]),
-                    meta=json.loads(str(z["meta"])),
-                )
-        except (KeyError, ValueError, OSError) as exc:
-            raise ModelError(f"letter model {path} is malformed ({exc}): rebuild it with "
+            raw = json.loads(side.read_text())
+            calibration = Calibration(
+                temperature=float(raw["temperature"]), threshold=float(raw["threshold"]),
+                enroll_weight=float(raw["enroll_weight"]), enroll_temperature=float(raw["enroll_temperature"]),
+                embedding=int(raw["embedding"]), meta=dict(raw.get("meta", {})),
+            )
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ModelError(f"letter model calibration {side} is malformed ({exc}): rebuild it with "
                              "scripts/build_letter_model.py") from exc
-        if model.mean.shape != (FEATURE_DIM,) or model.w2.shape[1] != len(LETTERS) * ORIENTATIONS:
-            raise ModelError(f"letter model {path} does not match this code's descriptor "
-                             f"({model.mean.shape} features): rebuild it with scripts/build_letter_model.py")
+        try:
+            net = cv2.dnn.readNetFromONNX(str(path))
+        except cv2.error as exc:
+            raise ModelError(f"letter model {path} is not a network OpenCV can load: rebuild it with "
+                             "scripts/build_letter_model.py") from exc
+        if net.empty():
+            raise ModelError(f"letter model {path} is empty: rebuild it with scripts/build_letter_model.py")
+        net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
+        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
+        model = cls(net, calibration, path)
+        try:
+            out = model.forward(np.zeros((1, CHANNELS, PATCH, PATCH), np.float32))
+        except cv2.error as exc:
+            raise ModelError(f"letter model {path} does not run on this code's {CHANNELS}x{PATCH}x{PATCH} input "
+                             f"({exc}): rebuild it with scripts/build_letter_model.py") from exc
+        if out.shape != (1, CLASSES + calibration.embedding):
+            raise ModelError(f"letter model {path} gives {out.shape[1:]} outputs, this code expects "
+                             f"{CLASSES} classes + a {calibration.embedding}-wide embedding: rebuild it with "
+                             "scripts/build_letter_model.py")
         return model
 
-    def save(self, path: Path) -> None:
-        """Write the model (NumPy .npz, no pickles)."""
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(
-            path, mean=self.mean, std=self.std, w1=self.w1.astype(np.float16), b1=self.b1,
-            w2=self.w2.astype(np.float16), b2=self.b2, temperature=self.temperature,
-            enroll_weight=self.enroll_weight, enroll_temperature=self.enroll_temperature,
-            threshold=self.threshold, meta=json.dumps(self.meta),
-        )
+    def forward(self, batch: np.ndarray) -> np.ndarray:
+        """Raw outputs (N x (21 + embedding)): class logits, then the embedding, for N inputs."""
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(batch, dtype=np.float32))
+            out = self._net.forward()
+        return np.asarray(out, np.float64).reshape(len(batch), -1)
 
-    def standardize(self, x: np.ndarray) -> np.ndarray:
-        """Features scaled as in training."""
-        return (x - self.mean) / self.std
+    def score(self, face: FaceInput) -> tuple[np.ndarray, float, np.ndarray]:
+        """Test-time-rotated scores of one face: letter logits (5 x 4), the no-letter logit, and the
+        L2-normalized embeddings (4 x E) of the face turned 0-3 quarter turns counter-clockwise."""
+        out = self.forward(rotations(face.tensor))
+        return tta_logits(out[:, :CLASSES]), float(out[:, NONE_CLASS].mean()), normalize_rows(out[:, CLASSES:])
 
-    def logits(self, x: np.ndarray) -> np.ndarray:
-        """Raw class scores (N x 20) for descriptors (N x D)."""
-        h = np.maximum(self.standardize(x) @ self.w1 + self.b1, 0.0)
-        return h @ self.w2 + self.b2
+
+def normalize_rows(a: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length."""
+    return a / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-9)
 
 
 def orientation_prior(pose_confidence: float) -> np.ndarray:
@@ -133,45 +182,42 @@ def orientation_prior(pose_confidence: float) -> np.ndarray:
     return np.array([0.35 + 0.45 * c, 0.15 - 0.1 * c, 0.35 - 0.25 * c, 0.15 - 0.1 * c])
 
 
-def tta_logits(model: LetterModel, rotations: np.ndarray) -> np.ndarray:
-    """Logits (5 x 4: letter x orientation) averaged over the glyph's four quarter turns.
+def tta_logits(raw: np.ndarray) -> np.ndarray:
+    """Letter logits (5 x 4: letter x orientation) averaged over the patch's four quarter turns.
 
-    ``rotations[k]`` describes the glyph turned k quarter turns counter-clockwise; a letter whose top
-    pointed at orientation o (clockwise quarter turns) then points at (o - k) mod 4.
+    ``raw[k]`` scores the patch turned k quarter turns counter-clockwise; a letter whose top pointed
+    at orientation o (clockwise quarter turns) then points at (o - k) mod 4.
     """
-    raw = model.logits(rotations).reshape(4, len(LETTERS), ORIENTATIONS)
     acc = np.zeros((len(LETTERS), ORIENTATIONS))
     for k in range(4):
-        acc += np.roll(raw[k], k, axis=1)  # acc[:, o] += raw[k][:, (o - k) % 4]
+        acc += np.roll(raw[k, :NONE_CLASS].reshape(len(LETTERS), ORIENTATIONS), k, axis=1)
     return acc / 4.0
 
 
-def letter_posterior(z: np.ndarray, prior: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Joint softmax of (letter x orientation) scores with a log prior; returns (p(letter), p(orientation))."""
-    s = z + np.log(prior)[None, :]
-    s = s - s.max()
-    p = np.exp(s)
-    p /= p.sum()
-    return p.sum(axis=1), p.sum(axis=0)
+def posterior(z: np.ndarray, z_none: float, prior: np.ndarray) -> tuple[np.ndarray, float, np.ndarray]:
+    """From (calibrated) logits: p(letter | a letter) (5,), p(no letter), p(orientation | a letter) (4,).
 
-
-def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cosine similarity of every row of a with every row of b."""
-    an = a / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-9)
-    bn = b / (np.linalg.norm(b, axis=1, keepdims=True) + 1e-9)
-    return an @ bn.T
-
-
-def enrolled_similarity(model: LetterModel, rotations: np.ndarray, protos: np.ndarray,
-                        proto_letters: np.ndarray) -> np.ndarray:
-    """(5 x 4) similarity of the query, for each orientation, to each letter's nearest prototype.
-
-    Prototypes are standardized descriptors of upright enrolled glyphs. The query's orientation o
-    means its top points o quarter turns clockwise, so turning it o quarter turns counter-clockwise
-    (``rotations[o]``) makes it upright.
+    Whether the face shows a letter comes from the plain softmax over all 21 classes; which letter
+    and which way up, from the letter classes with the log prior over orientations.
     """
-    q = model.standardize(rotations)
-    sims = cosine_rows(q, protos)  # 4 x P
+    top = max(float(z.max()), z_none)
+    e = np.exp(z - top)
+    e_none = float(np.exp(z_none - top))
+    p_none = e_none / (e.sum() + e_none)
+    s = z + np.log(prior)[None, :]
+    p = np.exp(s - s.max())
+    p /= p.sum()
+    return p.sum(axis=1), p_none, p.sum(axis=0)
+
+
+def enrolled_similarity(embeddings: np.ndarray, protos: np.ndarray, proto_letters: np.ndarray) -> np.ndarray:
+    """(5 x 4) cosine similarity of the query, for each orientation, to each letter's nearest prototype.
+
+    Prototypes are normalized embeddings of upright enrolled faces. The query's orientation o means
+    its top points o quarter turns clockwise, so turning it o quarter turns counter-clockwise
+    (``embeddings[o]``) makes it upright.
+    """
+    sims = embeddings @ protos.T  # 4 x P
     out = np.full((len(LETTERS), ORIENTATIONS), -1.0)
     for i in range(len(LETTERS)):
         cols = proto_letters == i
@@ -186,13 +232,14 @@ class LetterRecognizer:
     def __init__(self, model: LetterModel, protos: np.ndarray | None = None,
                  proto_letters: np.ndarray | None = None, threshold: float | None = None) -> None:
         self.model = model
-        self.protos = protos if protos is not None else np.zeros((0, FEATURE_DIM), np.float32)
+        width = model.calibration.embedding
+        self.protos = protos if protos is not None else np.zeros((0, width))
         self.proto_letters = proto_letters if proto_letters is not None else np.zeros(0, np.int64)
         self.threshold = model.threshold if threshold is None else float(threshold)
 
     @classmethod
     def default(cls) -> LetterRecognizer:
-        """The generic recognizer from ``vision/models/letters.npz`` (nothing is downloaded)."""
+        """The generic recognizer from ``vision/models/letters.onnx`` (nothing is downloaded)."""
         return cls(LetterModel.load(DEFAULT_MODEL))
 
     @property
@@ -214,15 +261,15 @@ class LetterRecognizer:
             if pose is None or pose.face_quad is None:
                 raise ValueError(f"enrollment still #{n + 1} ({letter.value}): no dreidel found; retake it "
                                  "with the whole dreidel inside the tray")
-            glyph = glyph_from_face(image, pose.face_quad)
-            if glyph.contrast < MIN_CONTRAST:
+            face = face_input(image, pose.face_quad)
+            if face.contrast < MIN_CONTRAST:
                 raise ValueError(f"enrollment still #{n + 1} ({letter.value}): the face shows no letter; "
                                  "retake it with the letter up and lit")
-            rotations = describe_rotations(glyph.image)
+            z, _, emb = self.model.score(face)
             idx = LETTERS.index(letter)
-            z = tta_logits(self.model, rotations)[idx]  # this letter's score per orientation
-            o = int(np.argmax(z / self.model.temperature + np.log(orientation_prior(pose.confidence))))
-            protos.append(self.model.standardize(rotations[o])[None, :].astype(np.float32))
+            # the orientation in which this letter fits best makes the prototype upright
+            o = int(np.argmax(z[idx] / self.model.temperature + np.log(orientation_prior(pose.confidence))))
+            protos.append(emb[o][None, :])
             labels.append(np.array([idx]))
         return LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold)
 
@@ -249,14 +296,16 @@ class LetterRecognizer:
             raise ValueError(f"enrollment folder {folder} holds no <letter>_<n>.png stills")
         return (base or cls.default()).with_enrollment(samples)
 
-    def read_glyph(self, glyph: Glyph, pose_confidence: float) -> tuple[np.ndarray, np.ndarray]:
-        """Calibrated p(letter) (5,) and p(orientation) (4,) for a normalized glyph."""
-        rotations = describe_rotations(glyph.image)
-        z = tta_logits(self.model, rotations) / self.model.temperature
+    def read_face(self, face: FaceInput, pose_confidence: float) -> tuple[np.ndarray, float, np.ndarray]:
+        """Calibrated p(letter | a letter) (5,), p(no letter) and p(orientation) (4,) for one face."""
+        cal = self.model.calibration
+        z, z_none, emb = self.model.score(face)
+        z, z_none = z / cal.temperature, z_none / cal.temperature
         if self.enrolled:
-            sim = enrolled_similarity(self.model, rotations, self.protos, self.proto_letters)
-            z = (z + self.model.enroll_weight * sim) / self.model.enroll_temperature
-        return letter_posterior(z, orientation_prior(pose_confidence))
+            sim = enrolled_similarity(emb, self.protos, self.proto_letters)
+            z = (z + cal.enroll_weight * sim) / cal.enroll_temperature
+            z_none = z_none / cal.enroll_temperature
+        return posterior(z, z_none, orientation_prior(pose_confidence))
 
     def read(self, image_bgr: np.ndarray, pose: RestPose | None = None,
              background_bgr: np.ndarray | None = None) -> LetterReading:
@@ -266,15 +315,16 @@ class LetterRecognizer:
         uniform = {letter: 1.0 / len(LETTERS) for letter in LETTERS}
         if pose is None or pose.face_quad is None:
             return LetterReading(None, 0.0, uniform, pose, reason="no dreidel found")
-        glyph = glyph_from_face(image_bgr, pose.face_quad)
-        if glyph.contrast < MIN_CONTRAST or glyph.mass <= 0.0:
+        face = face_input(image_bgr, pose.face_quad)
+        if face.contrast < MIN_CONTRAST:
             return LetterReading(None, 0.0, uniform, pose, reason="the face shows no letter")
-        p_letter, p_orient = self.read_glyph(glyph, pose.confidence)
+        p_letter, p_none, p_orient = self.read_face(face, pose.confidence)
         best = int(np.argmax(p_letter))
-        confidence = float(p_letter[best])
+        confidence = float(p_letter[best] * (1.0 - p_none))
         scores = {letter: float(p) for letter, p in zip(LETTERS, p_letter, strict=True)}
-        if p_orient[2] > 0.8:  # the letter stands on its head: the silhouette swapped tip and handle
+        if p_orient[2] > 0.8 and p_none < 0.5:  # the letter stands on its head: tip and handle were swapped
             pose = pose.flipped()
         if confidence < self.threshold:
-            return LetterReading(None, confidence, scores, pose, reason="not sure enough")
+            reason = "no letter on the face" if p_none > 0.5 else "not sure enough"
+            return LetterReading(None, confidence, scores, pose, reason=reason)
         return LetterReading(LETTERS[best], confidence, scores, pose)

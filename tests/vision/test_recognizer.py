@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import shutil
+import threading
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,10 +15,17 @@ from click.testing import CliRunner
 
 from controller.classify_cli import classify
 from controller.rules.letters import Letter
-from vision.features import MARGIN, PATCH, ink_map
-from vision.letter_synth import DreidelStyle, SynthStill, hebrew_fonts, render_still
+from vision.features import CHANNELS, PATCH, face_channels
+from vision.letter_synth import (
+    HELD_OUT_FAMILIES,
+    DreidelStyle,
+    SynthStill,
+    font_family,
+    hebrew_fonts,
+    render_still,
+)
 from vision.pose import find_resting_dreidel
-from vision.recognizer import LETTERS, LetterModel, LetterRecognizer, ModelError
+from vision.recognizer import DEFAULT_MODEL, LETTERS, LetterModel, LetterRecognizer, ModelError
 
 
 @pytest.fixture(scope="module")
@@ -45,26 +54,27 @@ def top(reading: object) -> Letter:
     return max(scores, key=scores.__getitem__)
 
 
-@pytest.mark.parametrize("font_name", ["FreeSansBold.ttf", "NachlieliCLM-Bold.otf"])
-def test_generic_model_reads_every_letter(recognizer: LetterRecognizer, font_name: str) -> None:
+@pytest.mark.parametrize("font_name", ["NachlieliCLM-Bold.otf", "FreeSerif.ttf"])
+def test_reads_every_letter_of_a_font_it_never_trained_on(recognizer: LetterRecognizer, font_name: str) -> None:
+    assert font_family(font(font_name)) in HELD_OUT_FAMILIES  # the model never saw this font
     st = style(font_name)
     read = 0
     for i, letter in enumerate(LETTERS):
-        s = still(st, letter, 100 + i)
+        s = still(st, letter, 100 + i, length=70.0 + 15 * i)
         reading = recognizer.read(s.image)
         assert top(reading) is letter, f"{letter} read as {top(reading)} ({reading.scores})"
         assert reading.letter in (letter, None)  # never a wrong letter: at worst "ask a judge"
         assert sum(reading.scores.values()) == pytest.approx(1.0, abs=1e-6)
-        assert reading.scores[letter] == pytest.approx(reading.confidence)
+        assert reading.confidence <= reading.scores[letter] + 1e-9
         read += reading.letter is letter
     assert read >= 4, "a plain dreidel's letters should nearly all be read without a judge"
 
 
 def test_reading_does_not_depend_on_how_the_picture_is_turned(recognizer: LetterRecognizer) -> None:
-    s = still(style("DejaVuSans-Bold.ttf"), Letter.GIMEL, 7)
+    s = still(style("NachlieliCLM-Light.otf", body_bgr=(40, 40, 160), letter_bgr=(230, 230, 230)), Letter.GIMEL, 7)
     for k in range(4):
         reading = recognizer.read(np.ascontiguousarray(np.rot90(s.image, k)))
-        assert top(reading) is Letter.GIMEL
+        assert reading.letter is Letter.GIMEL, f"turned {k} quarter turns: {reading}"
 
 
 def test_pe_is_reported_as_pe_not_shin(recognizer: LetterRecognizer) -> None:
@@ -84,6 +94,19 @@ def test_a_blank_face_is_unreadable_not_a_guess(recognizer: LetterRecognizer) ->
     assert reading.pose is not None  # the dreidel itself was found
 
 
+def test_a_face_of_noise_is_unreadable(recognizer: LetterRecognizer) -> None:
+    s = still(style(), Letter.SHIN, 13)
+    pose = find_resting_dreidel(s.image)
+    assert pose is not None and pose.face_quad is not None
+    rng = np.random.default_rng(0)
+    noisy = s.image.copy()
+    x0, y0 = np.floor(pose.face_quad.min(axis=0)).astype(int)
+    x1, y1 = np.ceil(pose.face_quad.max(axis=0)).astype(int)
+    noisy[y0:y1, x0:x1] = rng.integers(0, 256, (y1 - y0, x1 - x0, 3), dtype=np.uint8)
+    reading = recognizer.read(noisy, pose)
+    assert reading.letter is None, f"read {reading.letter} in noise ({reading.confidence:.2f})"
+
+
 def test_an_empty_tray_is_unreadable(recognizer: LetterRecognizer) -> None:
     s = still(style(), Letter.NUN, 4)
     reading = recognizer.read(s.background)
@@ -96,28 +119,52 @@ def test_the_reading_corrects_a_swapped_tip(recognizer: LetterRecognizer) -> Non
     pose = find_resting_dreidel(s.image)
     assert pose is not None
     reading = recognizer.read(s.image, pose.flipped())  # hand it the wrong way round
-    assert top(reading) is Letter.NUN
+    assert reading.letter is Letter.NUN
     assert reading.pose is not None
     assert np.hypot(*np.subtract(reading.pose.tip, s.tip)) < np.hypot(*np.subtract(reading.pose.handle, s.tip))
 
 
-def test_enrollment_makes_a_new_recognizer_that_reads_this_dreidel(recognizer: LetterRecognizer) -> None:
-    st = style("KeterYG-Bold.ttf", body_bgr=(40, 40, 40), letter_bgr=(40, 200, 230), handle_bgr=(40, 40, 40))
-    taught = recognizer.with_enrollment((letter, still(st, letter, 300 + 10 * i + k).image)
-                                        for i, letter in enumerate(LETTERS) for k in range(2))
-    assert taught.enrolled == 10 and recognizer.enrolled == 0
-    conf_generic = conf_taught = 0.0
-    gains = []
+def test_reading_from_several_threads_gives_the_same_answers(recognizer: LetterRecognizer) -> None:
+    images = [still(style(), letter, 60 + i).image for i, letter in enumerate(LETTERS)]
+    alone = [recognizer.read(im) for im in images]
+    got: dict[int, list[object]] = {}
+
+    def work(t: int) -> None:
+        got[t] = [recognizer.read(im) for im in images]
+
+    threads = [threading.Thread(target=work, args=(t,)) for t in range(3)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    for t in range(3):
+        for a, b in zip(alone, got[t], strict=True):
+            assert b.letter is a.letter and b.confidence == pytest.approx(a.confidence, abs=1e-9)  # type: ignore[attr-defined]
+
+
+# A dreidel the generic model finds hard: a scribe's held-out font, grey on grey, small.
+HARD = {"font_name": "StamSefaradCLM.ttf", "body_bgr": (200, 200, 200), "letter_bgr": (150, 150, 150),
+        "handle_bgr": (200, 200, 200)}
+
+
+def test_enrollment_improves_a_hard_dreidel(recognizer: LetterRecognizer) -> None:
+    st = style(HARD["font_name"], **{k: v for k, v in HARD.items() if k != "font_name"})
+    taught = recognizer.with_enrollment((letter, still(st, letter, 300 + 10 * i + k, length=60).image)
+                                        for i, letter in enumerate(LETTERS) for k in range(3))
+    assert taught.enrolled == 15 and recognizer.enrolled == 0
+    generic_right = taught_right = 0
+    p_generic = p_taught = 0.0
     for i, letter in enumerate(LETTERS):
-        s = still(st, letter, 500 + i)
-        g, t = recognizer.read(s.image), taught.read(s.image)
-        assert t.letter in (letter, None)  # taught or not, never a wrong letter
-        conf_generic += g.scores[letter]
-        conf_taught += t.scores[letter]
-        gains.append(t.scores[letter] - g.scores[letter])
-    # on this font the generic model is unsure of some letters; the taught set raises the weakest
-    assert max(gains) > 0.1
-    assert conf_taught > conf_generic
+        for k in range(2):
+            s = still(st, letter, 500 + 10 * i + k, length=60)
+            g, t = recognizer.read(s.image), taught.read(s.image)
+            assert t.letter in (letter, None) and g.letter in (letter, None)  # taught or not, never wrong
+            generic_right += g.letter is letter
+            taught_right += t.letter is letter
+            p_generic += g.scores[letter]
+            p_taught += t.scores[letter]
+    assert taught_right > generic_right, (generic_right, taught_right)
+    assert p_taught > p_generic
 
 
 def test_enroll_dir_reads_letter_named_stills(tmp_path: Path, recognizer: LetterRecognizer) -> None:
@@ -143,13 +190,44 @@ def test_enrollment_refuses_a_still_without_a_dreidel(recognizer: LetterRecogniz
         recognizer.with_enrollment([(Letter.NUN, empty)])
 
 
-def test_a_missing_model_says_how_to_rebuild(tmp_path: Path) -> None:
-    with pytest.raises(ModelError, match="build_letter_model"):
-        LetterModel.load(tmp_path / "nope.npz")
-    bad = tmp_path / "bad.npz"
-    np.savez(bad, mean=np.zeros(3))
-    with pytest.raises(ModelError, match="rebuild"):
+def test_a_missing_or_broken_model_says_how_to_rebuild(tmp_path: Path) -> None:
+    with pytest.raises(ModelError, match="missing: run scripts/build_letter_model.py"):
+        LetterModel.load(tmp_path / "nope.onnx")
+    # a network file that is not a network
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"\x08\x07garbage")
+    shutil.copy(DEFAULT_MODEL.with_suffix(".json"), bad.with_suffix(".json"))
+    with pytest.raises(ModelError, match="rebuild it with scripts/build_letter_model.py"):
         LetterModel.load(bad)
+    # a good network whose calibration file is damaged
+    good = tmp_path / "good.onnx"
+    shutil.copy(DEFAULT_MODEL, good)
+    good.with_suffix(".json").write_text('{"temperature": 1.0}')
+    with pytest.raises(ModelError, match="calibration .* is malformed"):
+        LetterModel.load(good)
+    # a calibration that promises another embedding width than the network has
+    raw = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    good.with_suffix(".json").write_text(json.dumps({**raw, "embedding": 7}))
+    with pytest.raises(ModelError, match="expects"):
+        LetterModel.load(good)
+
+
+def test_face_channels_ignore_colour_pair_and_polarity() -> None:
+    # The same stroke, dark on a light face and light (another hue) on a dark face.
+    def patch(face: tuple[int, int, int], ink: tuple[int, int, int]) -> np.ndarray:
+        p = np.full((PATCH, PATCH, 3), face, np.uint8)
+        p[8:24, 14:19] = ink
+        return p
+
+    a = face_channels(patch((200, 220, 230), (40, 40, 40)))
+    b = face_channels(patch((50, 30, 20), (120, 230, 250)))
+    assert a.tensor.shape == b.tensor.shape == (CHANNELS, PATCH, PATCH)
+    assert a.contrast > 20 and b.contrast > 20
+    assert a.tensor[0, 10:22, 15:18].min() > 0.9 and b.tensor[0, 10:22, 15:18].min() > 0.9  # the stroke
+    assert np.abs(a.tensor[0, :6]).max() < 0.05 and np.abs(b.tensor[0, :6]).max() < 0.05  # the bare face
+    assert a.tensor[1, 16, 16] < -0.5 < 0.5 < b.tensor[1, 16, 16]  # the sign keeps dark vs light
+    blank = face_channels(np.full((PATCH, PATCH, 3), 128, np.uint8))
+    assert blank.contrast == 0.0 and np.abs(blank.tensor).max() == 0.0
 
 
 def test_classify_cli_json_and_text(tmp_path: Path) -> None:
@@ -178,21 +256,3 @@ def test_classify_cli_bad_paths_exit_2(tmp_path: Path) -> None:
     cv2.imwrite(str(good), still(style(), Letter.NUN, 12).image)
     nodir = runner.invoke(classify, [str(good), "--enroll", str(tmp_path / "nodir")])
     assert nodir.exit_code == 2 and "does not exist" in nodir.output
-
-
-def test_ink_is_the_letter_not_the_face_texture_or_an_edge_blob() -> None:
-    # A grainy face with a stroke in the middle and a short dark blob on its left edge (a bevel).
-    rng = np.random.default_rng(5)
-    patch = np.full((PATCH, PATCH, 3), (120, 170, 200), np.float32)
-    patch += rng.normal(0.0, 6.0, (PATCH, PATCH, 1))  # grain: lightness only, like wood
-    m = int(round(PATCH * MARGIN / (1 + 2 * MARGIN)))
-    patch[14:34, 21:27] = (40, 40, 60)  # the letter's stroke
-    patch[m:m + 12, m:m + 4] = (40, 40, 60)  # the edge blob, too short to be a band along the edge
-    ink, contrast = ink_map(np.clip(patch, 0, 255).astype(np.uint8))
-    assert contrast > 20
-    assert ink[16:32, 22:26].mean() > 0.8
-    assert ink[m:m + 12, m:m + 4].max() == 0.0
-    bare = np.ones_like(ink, bool)
-    bare[12:36, 19:29] = False
-    bare[:m + 14, :m + 6] = False
-    assert ink[bare].mean() < 0.01
