@@ -62,7 +62,8 @@ class InterferenceWatch:
 
     A "visit" starts when a hand covers the dreidel (the two merge) or comes within ``near`` body lengths
     of it, and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the moment of
-    the visit's closest approach (the touch).
+    the visit's closest approach (the touch). A sleeping dreidel wanders on its own, so a long visit
+    allows ``drift`` body lengths per second of it before a move counts as a push.
     """
 
     def __init__(
@@ -73,6 +74,7 @@ class InterferenceWatch:
         push: float = 0.45,
         clear_frames: int = 3,
         lying_elongation: float = 1.45,
+        drift: float = 0.3,
     ) -> None:
         self.release_t = release_t
         self.grace_s = grace_s
@@ -80,6 +82,7 @@ class InterferenceWatch:
         self.push = push
         self.clear_frames = clear_frames
         self.lying_elongation = lying_elongation
+        self.drift = drift
         self.event: InterferenceEvent | None = None
         self._last_free: tuple[float, float, float, float, float] | None = None  # t, x, y, length, elongation
         self._visit_start: float | None = None
@@ -154,17 +157,22 @@ class InterferenceWatch:
         if not after:
             why = "a hand took the dreidel"
         else:
-            _, x, y, el = after[-1]
-            moved = math.hypot(x - ref[1], y - ref[2])
-            if moved > self.push * max(ref[3], 8.0):
+            if any(self._moved(ref, seen) for seen in after):
                 why = "a hand pushed the dreidel"
-            elif el >= self.lying_elongation and ref[4] < self.lying_elongation:
+            elif after[-1][3] >= self.lying_elongation and ref[4] < self.lying_elongation:
                 why = "a hand knocked the dreidel over"
         if why is not None:
             self.event = InterferenceEvent(t_touch, why, hx, hy)
         self._visit_start = None
         self._visit_ref = None
         self._after_visit = []
+
+    def _moved(self, ref: tuple[float, float, float, float, float], seen: tuple[float, float, float, float]) -> bool:
+        """Whether the dreidel seen at ``seen`` (t, x, y, elongation) was pushed from ``ref`` (t, x, y,
+        length, elongation): moved further than ``push`` lengths beyond what it wanders in the time."""
+        size = max(ref[3], 8.0)
+        wander = self.drift * size * max(seen[0] - ref[0], 0.0)
+        return math.hypot(seen[1] - ref[1], seen[2] - ref[2]) - wander > self.push * size
 
     def finish(self, t: float) -> InterferenceEvent | None:
         """The spin ended (rest): judge a visit still open."""
@@ -181,8 +189,8 @@ class InterferenceWatch:
         if not after:
             self.event = InterferenceEvent(t_touch, "a hand covered the dreidel until it stopped", hx, hy)
             return
-        _, x, y, el = after[-1]
-        if math.hypot(x - ref[1], y - ref[2]) > self.push * max(ref[3], 8.0) or (
+        el = after[-1][3]
+        if any(self._moved(ref, seen) for seen in after) or (
             el >= self.lying_elongation and ref[4] < self.lying_elongation
         ):
             self.event = InterferenceEvent(t_touch, "a hand disturbed the dreidel", hx, hy)

@@ -1,0 +1,64 @@
+"""Interference: a hand that changes the dreidel counts; one that only hides it while it wanders does not."""
+
+from __future__ import annotations
+
+from vision.interference import InterferenceWatch
+from vision.tracker import Blob, TrackResult
+
+
+def blob(x: float, y: float, length: float = 30.0, elongation: float = 1.1, hand: bool = False) -> Blob:
+    size = 120.0 if hand else length
+    return Blob(x=x, y=y, area=size * size * 0.6, bbox=(int(x - size / 2), int(y - size / 2), int(size), int(size)),
+                elongation=elongation, angle_deg=0.0, length=size, width=size / elongation, edge=False,
+                skin=0.8 if hand else 0.0, is_hand=hand)
+
+
+def frame(t: float, dreidel: Blob | None, hand: Blob | None = None, merged: bool = False) -> TrackResult:
+    return TrackResult(index=int(t * 30), t=t, dreidel=dreidel, hands=(hand,) if hand else (), merged=merged,
+                       motion=2.0, in_tray=True, scale=1.0)
+
+
+def visit(cover_s: float, moved_px: float, elongation_after: float = 1.1) -> InterferenceWatch:
+    """A spin released at 0; a hand covers the sleeping dreidel at 2 s for ``cover_s``; it is then seen
+    ``moved_px`` from where it was."""
+    watch = InterferenceWatch(release_t=0.0)
+    t = 0.0
+    while t < 2.0:  # sleeping at (100, 100), the releasing hand long gone
+        watch.update(frame(t, blob(100.0, 100.0)))
+        t += 1 / 30
+    while t < 2.0 + cover_s:
+        watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
+        t += 1 / 30
+    for _ in range(20):
+        watch.update(frame(t, blob(100.0 + moved_px, 100.0, elongation=elongation_after)))
+        t += 1 / 30
+    return watch
+
+
+def test_a_hand_hiding_a_wandering_dreidel_for_long_is_not_a_push() -> None:
+    # 2 s under a hand, found 16 px (half a length) away: a sleeping dreidel wanders that far; the same
+    # move in a moment is a push
+    assert visit(2.0, 16.0).event is None
+    assert visit(0.2, 16.0).event is not None
+
+
+def test_a_quick_shove_is_a_push() -> None:
+    event = visit(0.3, 25.0).event
+    assert event is not None and "pushed" in event.why and 2.0 <= event.t < 2.3
+
+
+def test_knocked_over_and_taken_are_interference() -> None:
+    knocked = visit(0.3, 2.0, elongation_after=1.9).event
+    assert knocked is not None and "knocked" in knocked.why
+    watch = InterferenceWatch(release_t=0.0)
+    t = 0.0
+    while t < 2.0:
+        watch.update(frame(t, blob(100.0, 100.0)))
+        t += 1 / 30
+    while t < 2.4:
+        watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
+        t += 1 / 30
+    for _ in range(20):  # the hand has gone and so has the dreidel
+        watch.update(frame(t, None))
+        t += 1 / 30
+    assert watch.event is not None and "took" in watch.event.why
