@@ -14,7 +14,7 @@
    and check that OpenCV's ``cv2.dnn`` (the run-time engine) gives the same outputs.
 4. Calibrate on stills in font families held out of training, read exactly as at run time: the
    temperature, the "unreadable" threshold (the lowest at which the letters read stay >= 99.8%
-   right), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
+   right and those just above it >= 99%), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR]
@@ -406,10 +406,14 @@ def calibrate(model: LetterModel, val: list[Sample], max_threshold: float) -> tu
     ps, _ = probs(temperature)
     conf = np.array([p.max() for p in ps])
     right = np.array([int(np.argmax(p)) == yv for p, yv in zip(ps, y, strict=True)])
+    # The lowest threshold above which the letters read are >= 99.8% right AND the stills just above
+    # it (the next 0.05 of confidence) are >= 99% right: a margin, since an unseen renderer or
+    # camera is read less surely than unseen fonts (the altsim stills showed it).
     threshold = max_threshold
     for t in np.linspace(0.4, max_threshold, 56):
         kept = conf >= t
-        if kept.any() and right[kept].mean() >= 0.998:
+        edge = kept & (conf < t + 0.05)
+        if kept.any() and right[kept].mean() >= 0.998 and (edge.sum() < 5 or right[edge].mean() >= 0.99):
             threshold = float(t)
             break
     print(f"held-out fonts: top-1 {right.mean():.4f}, temperature {temperature:.2f}; threshold {threshold:.2f} "
@@ -512,7 +516,7 @@ def main() -> None:
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered samples in this folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--styles", choices=["plain", "varied"], default="varied",
-                    help="letter_synth dreidels: plain (DreidelStyle.random) or also engraved, grained, bold/thin")
+                    help="letter_synth dreidels: plain (DreidelStyle.random) or also engraved, grained, bolder")
     ap.add_argument("--init", type=Path, default=None, help="fine-tune this exported network instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     ap.add_argument("--recalibrate", action="store_true",

@@ -103,7 +103,7 @@ class DreidelStyle:
     outline: bool
     glossy: bool
     # Added for the CNN's training variety; the defaults draw exactly what the fields above draw.
-    stroke: float = 0.0  # stroke weight change, in units of the glyph's height (+ bolder, - thinner)
+    stroke: float = 0.0  # stroke weight change, in units of the face's side (+ bolder, - thinner)
     engraved: bool = False  # the letter is cut into the face (darker groove, lit edge) instead of painted
     grain: float = 0.0  # strength of a wood-grain texture on the face (0 = none)
 
@@ -133,10 +133,10 @@ class DreidelStyle:
 
     @classmethod
     def random_varied(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
-        """Like :meth:`random`, and also bolder or thinner strokes, engraved letters and wood grain."""
+        """Like :meth:`random`, and also bolder strokes, engraved letters and wood grain."""
         base = cls.random(rng, fonts)
-        r = rng.random()
-        stroke = float(rng.uniform(0.01, 0.05)) if r < 0.25 else (-float(rng.uniform(0.01, 0.03)) if r < 0.45 else 0.0)
+        # bolder only: thinning a light font erases thin strokes (a Gimel's foot) and mislabels it
+        stroke = float(rng.uniform(0.01, 0.05)) if rng.random() < 0.3 else 0.0
         engraved = bool(rng.random() < 0.25)
         grain = float(rng.uniform(0.05, 0.25)) if rng.random() < 0.35 else 0.0
         letter = base.letter_bgr

@@ -140,8 +140,6 @@ class LetterModel:
                              "scripts/build_letter_model.py") from exc
         if net.empty():
             raise ModelError(f"letter model {path} is empty: rebuild it with scripts/build_letter_model.py")
-        net.setPreferableBackend(cv2.dnn.DNN_BACKEND_OPENCV)
-        net.setPreferableTarget(cv2.dnn.DNN_TARGET_CPU)
         model = cls(net, calibration, path)
         try:
             out = model.forward(np.zeros((1, CHANNELS, PATCH, PATCH), np.float32))

@@ -142,29 +142,26 @@ def test_reading_from_several_threads_gives_the_same_answers(recognizer: LetterR
             assert b.letter is a.letter and b.confidence == pytest.approx(a.confidence, abs=1e-9)  # type: ignore[attr-defined]
 
 
-# A dreidel the generic model finds hard: a scribe's held-out font, grey on grey, small.
-HARD = {"font_name": "StamSefaradCLM.ttf", "body_bgr": (200, 200, 200), "letter_bgr": (150, 150, 150),
-        "handle_bgr": (200, 200, 200)}
-
-
 def test_enrollment_improves_a_hard_dreidel(recognizer: LetterRecognizer) -> None:
-    st = style(HARD["font_name"], **{k: v for k, v in HARD.items() if k != "font_name"})
-    taught = recognizer.with_enrollment((letter, still(st, letter, 300 + 10 * i + k, length=60).image)
+    # A dreidel the generic model finds hard: a random one in a held-out font (an oblique Shofar), small.
+    held_out = [f for f in hebrew_fonts() if font_family(f) in HELD_OUT_FAMILIES]
+    st = DreidelStyle.random(np.random.default_rng(57), held_out)
+
+    def picture(letter: Letter, seed: int) -> np.ndarray:
+        return render_still(st, letter, np.random.default_rng(seed), size=(480, 360), length_px=60).image
+
+    taught = recognizer.with_enrollment((letter, picture(letter, 300 + 10 * i + k))
                                         for i, letter in enumerate(LETTERS) for k in range(3))
     assert taught.enrolled == 15 and recognizer.enrolled == 0
     generic_right = taught_right = 0
-    p_generic = p_taught = 0.0
     for i, letter in enumerate(LETTERS):
         for k in range(2):
-            s = still(st, letter, 500 + 10 * i + k, length=60)
-            g, t = recognizer.read(s.image), taught.read(s.image)
+            image = picture(letter, 500 + 10 * i + k)
+            g, t = recognizer.read(image), taught.read(image)
             assert t.letter in (letter, None) and g.letter in (letter, None)  # taught or not, never wrong
             generic_right += g.letter is letter
             taught_right += t.letter is letter
-            p_generic += g.scores[letter]
-            p_taught += t.scores[letter]
     assert taught_right > generic_right, (generic_right, taught_right)
-    assert p_taught > p_generic
 
 
 def test_enroll_dir_reads_letter_named_stills(tmp_path: Path, recognizer: LetterRecognizer) -> None:
