@@ -49,7 +49,7 @@ class SpinKind(StrEnum):
 
     VALID = "valid"  # sleeps >= 3.5 s, lands in the tray, nobody touches it
     SHORT = "short"  # wobbles between 0.6 s and 2.6 s after release
-    NEAR_3S = "near_3s"  # wobbles 2.7-3.3 s after release: the judge's hardest call
+    NEAR_3S = "near_3s"  # wobbles about 2.7-3.35 s after release: the judge's hardest call
     WOBBLE_AT_ONCE = "wobble_at_once"  # a bad release: wobbling within 0.5 s
     UPSIDE_DOWN = "upside_down"  # spins on its handle; valid when the rest of the rule holds
     LEFT_TRAY = "left_tray"  # flung out of the tray when it falls (rests outside, or out of the picture)

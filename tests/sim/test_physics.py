@@ -98,5 +98,7 @@ def test_parse_kinds_names_the_choices() -> None:
 def test_the_hard_cases_stay_inside_their_band(seed: int, kind: SpinKind) -> None:
     style = random_style(seed % 97)
     traj = simulate_spin(style, plan_spin(style, kind, seed, 170.0))
-    lo, hi = (2.7, 3.3) if kind is SpinKind.NEAR_3S else (0.0, 0.5)
+    # near_3s plans its onset 2.78-3.22 s after release; the physics moves the onset by up to about
+    # 0.2 s either way (seen: 2.69-3.35 s over 400 seeds), so the band is 3 s +- 0.4 s
+    lo, hi = (2.6, 3.4) if kind is SpinKind.NEAR_3S else (0.0, 0.5)
     assert traj.wobble_t is not None and lo <= traj.wobble_t < hi
