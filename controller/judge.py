@@ -254,7 +254,6 @@ class _Spin:
     fell: bool = False
     pending_frames: int = 0
     vote: LetterVote | None = None
-    still_from: float | None = None  # the start of the still stretch in which the rest was declared
     hand_near: list[tuple[float, float]] = field(default_factory=list)
     upright_frames: int = 0
     last_lores: tuple[float, float, float] | None = None
@@ -586,7 +585,6 @@ class SpinJudge:
                 quiet = self._imu_quiet(obs.t - obs.still_s, obs.t, frame.t)
                 if quiet:
                     spin.rest_t = self._rest_start(spin, obs)
-                    spin.still_from = obs.t - obs.still_s
                     spin.rest_obs = obs
                     self._set_phase(TablePhase.AT_REST, frame.t, events)
                     spin.vote = LetterVote(frame.t, interval_s=s.letter_interval_s, max_reads=s.letter_reads)
@@ -800,9 +798,7 @@ class SpinJudge:
         release_t = spin.release_t
         rest_t = spin.rest_t if not lost else spin.last_seen_t
         end_t = rest_t if rest_t is not None else t_now
-        # the fall ends where the dreidel was first seen still (the rest is dated a little earlier, from
-        # its position, but the outline settles into its lying shape only by the time it is still)
-        fall_t = self._fall_start(spin, spin.still_from if spin.still_from is not None and not lost else end_t)
+        fall_t = self._fall_start(spin, end_t)
         vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
         imu_used = False
         if self._imu_usable(release_t - 0.3, end_t):
