@@ -17,7 +17,9 @@
    right and those just above it >= 99%), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
-Usage: .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR]
+Usage: .venv/bin/python scripts/build_letter_model.py --recipe   (the committed model, every stage)
+       .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR] [--init ONNX]
+       .venv/bin/python scripts/build_letter_model.py --recalibrate   (refit letters.json after a pose change)
 Deterministic for a given seed, font set and library versions (single-threaded data, seeded torch).
 """
 
@@ -503,6 +505,35 @@ def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str
     print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
 
 
+#: the committed model: a network trained afresh on plain dreidels and twin stills, then fine-tuned on
+#: dreidels with engraved letters, wood grain and bold strokes (``--recipe`` runs these stages in order)
+RECIPE: tuple[tuple[str, ...], ...] = (
+    ("--synth", "3000", "--twin", "400", "--val-styles", "40", "--epochs", "12", "--styles", "plain", "--seed", "1"),
+    ("--synth", "1500", "--twin", "0", "--val-styles", "40", "--epochs", "4", "--styles", "varied", "--seed", "3",
+     "--lr", "1e-3", "--init", "{previous}"),
+)
+
+
+def run_recipe(args: argparse.Namespace) -> None:
+    """Build the committed model from nothing: every stage of ``RECIPE``, the last one writing ``--out``."""
+    import subprocess
+    import tempfile
+
+    t0 = time.time()
+    with tempfile.TemporaryDirectory(prefix="letters_") as tmp:
+        previous = ""
+        for i, stage in enumerate(RECIPE):
+            out = args.out if i == len(RECIPE) - 1 else Path(tmp) / f"stage{i + 1}.onnx"
+            cmd = [sys.executable, __file__, *[a.replace("{previous}", previous) for a in stage], "--out", str(out),
+                   "--workers", str(args.workers)]
+            if args.cache is not None:
+                cmd += ["--cache", str(args.cache)]
+            print(f"== stage {i + 1}/{len(RECIPE)}: {' '.join(cmd[1:])}", flush=True)
+            subprocess.run(cmd, check=True)
+            previous = str(out)
+    print(f"recipe done in {time.time() - t0:.0f} s", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--synth", type=int, default=4000, help="letter_synth training stills")
@@ -522,7 +553,11 @@ def main() -> None:
     ap.add_argument("--recalibrate", action="store_true",
                     help="keep the network in --out, only render the calibration stills again and refit (after a "
                          "change to vision/pose.py); a few minutes")
+    ap.add_argument("--recipe", action="store_true", help="build the committed model from nothing (every stage)")
     args = ap.parse_args()
+    if args.recipe:
+        run_recipe(args)
+        return
     try:
         import torch  # noqa: F401
     except ImportError:
