@@ -108,6 +108,7 @@ class ImuFeatureExtractor:
         # the last few seconds of high-passed acceleration, sample by sample (for the hum's spectrum)
         self.recent_s = 4.0
         self._recent: deque[tuple[np.ndarray, np.ndarray]] = deque()
+        self._hum_cache: tuple[tuple[float, float, float | None], float | None] | None = None
         self._next_window_end: float | None = None
         self._windows: deque[ImuWindow] = deque()
         self._impacts: deque[Impact] = deque()
@@ -366,11 +367,23 @@ class ImuFeatureExtractor:
         """
         if not self._recent or t1 - t0 < 0.1:
             return None
-        ts = np.concatenate([c[0] for c in self._recent])
+        key = (t0, t1, self._last_t)
+        if self._hum_cache is not None and self._hum_cache[0] == key:
+            return self._hum_cache[1]  # asked again before new samples came (frames outpace IMU batches)
+        # only the chunks that overlap [t0, t1], newest first
+        chunks = []
+        for ct, ca in reversed(self._recent):
+            if ct[-1] < t0:
+                break
+            chunks.append((ct, ca))
+        if not chunks:
+            return None
+        ts = np.concatenate([c[0] for c in reversed(chunks)])
         lo, hi = int(np.searchsorted(ts, t0)), int(np.searchsorted(ts, t1, side="right"))
         if hi - lo < 32 or ts[lo] - t0 > 0.05 or t1 - ts[hi - 1] > 0.05:
+            self._hum_cache = (key, None)
             return None
-        a = np.concatenate([c[1] for c in self._recent])[lo:hi]
+        a = np.concatenate([c[1] for c in reversed(chunks)])[lo:hi]
         a = a - a.mean(axis=0)
         dt = float(np.median(np.diff(ts[lo:hi])))
         n = a.shape[0]
@@ -382,7 +395,9 @@ class ImuFeatureExtractor:
         if band.sum() < 4:
             return None
         inband = power[band]
-        return float(inband.max() / max(float(np.median(power[freqs >= band_hz[0]])), 1e-18))
+        strength = float(inband.max() / max(float(np.median(power[freqs >= band_hz[0]])), 1e-18))
+        self._hum_cache = (key, strength)
+        return strength
 
     def bumps_between(self, t0: float, t1: float, min_g: float = 0.02, baseline_s: float = 1.0) -> list[Bump]:
         """Slow swells of the tray starting in [t0, t1] whose excursion exceeds ``min_g`` (and 6x the noise).
@@ -399,9 +414,9 @@ class ImuFeatureExtractor:
         n_avg = max(1, int(round(0.1 / self.hop_s)))
         m = np.column_stack([smooth(np.array([w.mean_a[c] for w in wins]), n_avg) for c in range(3)])
         half = max(2, int(round(0.5 * baseline_s / self.hop_s)))
-        base = np.empty_like(m)
-        for i in range(ts.size):
-            base[i] = np.median(m[max(0, i - half) : i + half + 1], axis=0)
+        # the running median, all at once (edges padded with the end values)
+        padded = np.pad(m, ((half, half), (0, 0)), mode="edge")
+        base = np.median(np.lib.stride_tricks.sliding_window_view(padded, 2 * half + 1, axis=0), axis=-1)
         dev = np.sqrt(((m - base) ** 2).sum(axis=1))
         level = max(min_g, 6.0 * self.noise_floor() / math.sqrt(max(self.window_s / max(self._dt or 1e-3, 1e-5), 1.0)))
         out: list[Bump] = []
