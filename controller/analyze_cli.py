@@ -111,8 +111,13 @@ def load_recognizer(enroll_dir: Path | None) -> tuple[LetterReader | None, str]:
     if enroll_dir is not None:
         samples = read_enroll_dir(enroll_dir)
         if samples:
-            rec = rec.with_enrollment(samples)
-            return rec, f"taught with {len(samples)} stills from {enroll_dir}"
+            names = [p.name for p in sorted(enroll_dir.iterdir()) if not p.name.startswith(".")]
+            # a blurred or empty taught still is left out (and named), not fatal: the rest still teach
+            rec, skipped = rec.with_usable_enrollment(samples, names)
+            note = f"taught with {len(samples) - len(skipped)} stills from {enroll_dir}"
+            if skipped:
+                note += "; left out: " + "; ".join(skipped)
+            return rec, note
     return rec, "generic letter model"
 
 

@@ -97,12 +97,25 @@ def judge_builder(clock: Clock, on_fault: Any = None, lores_width: int = 320) ->
 
         from controller.rules.letters import Letter
 
-        samples = []
+        samples, names, skipped = [], [], []
         for path in sorted(enroll_dir.glob("*.png")):
             image = cv2.imread(str(path))
-            if image is not None:
-                samples.append((Letter.parse(path.stem.split("_")[0]), image))
-        return base.with_enrollment(samples) if samples else base
+            try:
+                letter = Letter.parse(path.stem.split("_")[0])
+            except ValueError as e:
+                skipped.append(f"{path.name}: named <letter>_<n>.png? ({e})")
+                continue
+            if image is None:
+                skipped.append(f"{path.name}: not a readable picture")
+                continue
+            samples.append((letter, image))
+            names.append(path.name)
+        taught, unusable = base.with_usable_enrollment(samples, names) if samples else (base, [])
+        skipped += unusable
+        if skipped and on_fault is not None:
+            # one bad taught still must not cost the others, nor the judge: it is named so it can be retaken
+            on_fault("taught stills left out: " + "; ".join(skipped))
+        return taught
 
     def build(setup: JudgeSetup) -> JudgePort:
         from controller.judge import SpinJudge  # a failure here degrades the table to manual entry

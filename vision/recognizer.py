@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -254,22 +254,50 @@ class LetterRecognizer:
         protos = [self.protos]
         labels = [self.proto_letters]
         for n, (letter, image) in enumerate(samples):
-            letter = Letter.parse(letter) if isinstance(letter, str) else letter
-            pose = find_resting_dreidel(image)
-            if pose is None or pose.face_quad is None:
-                raise ValueError(f"enrollment still #{n + 1} ({letter.value}): no dreidel found; retake it "
-                                 "with the whole dreidel inside the tray")
-            face = face_input(image, pose.face_quad)
-            if face.contrast < MIN_CONTRAST:
-                raise ValueError(f"enrollment still #{n + 1} ({letter.value}): the face shows no letter; "
-                                 "retake it with the letter up and lit")
-            z, _, emb = self.model.score(face)
-            idx = LETTERS.index(letter)
-            # the orientation in which this letter fits best makes the prototype upright
-            o = int(np.argmax(z[idx] / self.model.temperature + np.log(orientation_prior(pose.confidence))))
-            protos.append(emb[o][None, :])
+            emb, idx = self._prototype(f"enrollment still #{n + 1}", letter, image)
+            protos.append(emb)
             labels.append(np.array([idx]))
         return LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold)
+
+    def with_usable_enrollment(self, samples: Iterable[tuple[Letter, np.ndarray]],
+                               names: Sequence[str] | None = None) -> tuple[LetterRecognizer, list[str]]:
+        """Like ``with_enrollment``, but a still that cannot be used is left out instead of failing.
+
+        ``names`` (e.g. the files) label the stills in the messages. Returns the taught recognizer
+        and one message per still left out (what to retake). A folder
+        of taught stills (a recording's ``enroll/``, the table's data folder) should not lose every
+        still, nor stop a judging, because one of them is blurred or empty.
+        """
+        protos = [self.protos]
+        labels = [self.proto_letters]
+        skipped: list[str] = []
+        for n, (letter, image) in enumerate(samples):
+            try:
+                label = names[n] if names is not None and n < len(names) else f"enrollment still #{n + 1}"
+                emb, idx = self._prototype(label, letter, image)
+            except ValueError as exc:
+                skipped.append(str(exc))
+                continue
+            protos.append(emb)
+            labels.append(np.array([idx]))
+        return LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold), skipped
+
+    def _prototype(self, label: str, letter: Letter | str, image: np.ndarray) -> tuple[np.ndarray, int]:
+        """The upright embedding (1, D) of the taught still ``label`` and its letter's index."""
+        letter = Letter.parse(letter) if isinstance(letter, str) else letter
+        pose = find_resting_dreidel(image)
+        if pose is None or pose.face_quad is None:
+            raise ValueError(f"{label} ({letter.value}): no dreidel found; retake it "
+                             "with the whole dreidel inside the tray")
+        face = face_input(image, pose.face_quad)
+        if face.contrast < MIN_CONTRAST:
+            raise ValueError(f"{label} ({letter.value}): the face shows no letter; "
+                             "retake it with the letter up and lit")
+        z, _, emb = self.model.score(face)
+        idx = LETTERS.index(letter)
+        # the orientation in which this letter fits best makes the prototype upright
+        o = int(np.argmax(z[idx] / self.model.temperature + np.log(orientation_prior(pose.confidence))))
+        return emb[o][None, :], idx
 
     @classmethod
     def from_enroll_dir(cls, path: str | Path, base: LetterRecognizer | None = None) -> LetterRecognizer:

@@ -187,6 +187,29 @@ def test_enrollment_refuses_a_still_without_a_dreidel(recognizer: LetterRecogniz
         recognizer.with_enrollment([(Letter.NUN, empty)])
 
 
+def test_a_folder_with_one_unusable_still_still_teaches_the_others(recognizer: LetterRecognizer) -> None:
+    st = style()
+    good = [(letter, still(st, letter, 60 + i).image) for i, letter in enumerate(LETTERS)]
+    empty = still(st, Letter.GIMEL, 5).background
+    samples = [*good[:2], (Letter.GIMEL, empty), *good[2:]]
+    names = [f"s{i}.png" for i in range(len(samples))]
+    taught, skipped = recognizer.with_usable_enrollment(samples, names)
+    assert taught.enrolled == 5
+    assert len(skipped) == 1 and skipped[0].startswith("s2.png (gimel): no dreidel found")
+
+
+def test_analyze_names_an_unusable_taught_still_and_keeps_the_rest(tmp_path: Path) -> None:
+    from controller.analyze_cli import load_recognizer
+
+    st = style()
+    for i, letter in enumerate(LETTERS):
+        cv2.imwrite(str(tmp_path / f"{letter.value}_1.png"), still(st, letter, 80 + i).image)
+    cv2.imwrite(str(tmp_path / "hey_2.png"), still(st, Letter.HEY, 6).background)
+    reader, note = load_recognizer(tmp_path)
+    assert reader is not None and reader.enrolled == 5
+    assert "taught with 5 stills" in note and "hey_2.png (hey): no dreidel found" in note
+
+
 def test_a_missing_or_broken_model_says_how_to_rebuild(tmp_path: Path) -> None:
     with pytest.raises(ModelError, match="missing: run scripts/build_letter_model.py"):
         LetterModel.load(tmp_path / "nope.onnx")
