@@ -50,7 +50,8 @@ def classify(image: Path, enroll_dir: Path | None, background: Path | None, as_j
     try:
         recognizer = LetterRecognizer.default()
         if enroll_dir is not None:
-            recognizer = LetterRecognizer.from_enroll_dir(enroll_dir, base=recognizer)
+            recognizer = LetterRecognizer.from_enroll_dir(
+                enroll_dir, base=recognizer, on_skip=lambda m: click.echo(f"warning: left out {m}", err=True))
         reading = recognizer.read(picture, background_bgr=bg)
     except (ModelError, ValueError) as exc:
         fail(str(exc))

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -300,8 +300,13 @@ class LetterRecognizer:
         return emb[o][None, :], idx
 
     @classmethod
-    def from_enroll_dir(cls, path: str | Path, base: LetterRecognizer | None = None) -> LetterRecognizer:
-        """The default recognizer taught from ``<letter>_<n>.png`` stills in ``path`` (DESIGN.md)."""
+    def from_enroll_dir(cls, path: str | Path, base: LetterRecognizer | None = None,
+                        on_skip: Callable[[str], None] | None = None) -> LetterRecognizer:
+        """The default recognizer taught from ``<letter>_<n>.png`` stills in ``path`` (DESIGN.md).
+
+        A still that shows no dreidel or no letter raises ``ValueError``; with ``on_skip`` it is left
+        out instead and ``on_skip`` hears which file and why (an error only if none is usable).
+        """
         folder = Path(path)
         if not folder.is_dir():
             raise ValueError(f"enrollment folder {folder} does not exist")
@@ -320,7 +325,15 @@ class LetterRecognizer:
             samples.append((letter, image))
         if not samples:
             raise ValueError(f"enrollment folder {folder} holds no <letter>_<n>.png stills")
-        return (base or cls.default()).with_enrollment(samples)
+        names = [str(folder / f.name) for f in sorted(folder.iterdir())
+                 if f.suffix.lower() in (".png", ".jpg", ".jpeg")]
+        taught, skipped = (base or cls.default()).with_usable_enrollment(samples, names)
+        if skipped and (on_skip is None or len(skipped) == len(samples)):
+            raise ValueError("; ".join(skipped))
+        for message in skipped:
+            if on_skip is not None:
+                on_skip(message)
+        return taught
 
     def read_face(self, face: FaceInput, pose_confidence: float) -> tuple[np.ndarray, float, np.ndarray]:
         """Calibrated p(letter | a letter) (5,), p(no letter) and p(orientation) (4,) for one face."""

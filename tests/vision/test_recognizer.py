@@ -198,6 +198,23 @@ def test_a_folder_with_one_unusable_still_still_teaches_the_others(recognizer: L
     assert len(skipped) == 1 and skipped[0].startswith("s2.png (gimel): no dreidel found")
 
 
+def test_classify_warns_of_an_unusable_taught_still_and_reads_with_the_rest(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from controller.classify_cli import classify
+
+    st = style()
+    for i, letter in enumerate(LETTERS):
+        cv2.imwrite(str(tmp_path / f"{letter.value}_1.png"), still(st, letter, 90 + i).image)
+    cv2.imwrite(str(tmp_path / "nun_2.png"), still(st, Letter.NUN, 7).background)
+    query = tmp_path.parent / f"{tmp_path.name}_query.jpg"
+    cv2.imwrite(str(query), still(st, Letter.SHIN, 97).image)
+    res = CliRunner().invoke(classify, [str(query), "--enroll", str(tmp_path), "--json"])
+    assert res.exit_code == 0, res.output
+    assert "nun_2.png (nun): no dreidel found" in res.stderr
+    assert json.loads(res.stdout)["letter"] in ("shin", None)
+
+
 def test_analyze_names_an_unusable_taught_still_and_keeps_the_rest(tmp_path: Path) -> None:
     from controller.analyze_cli import load_recognizer
 
