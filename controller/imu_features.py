@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from controller.signal_runs import final_run_start
 from hardware.imu import ImuBatch, ImuGap, ImuSample
 
 
@@ -458,19 +459,9 @@ class ImuFeatureExtractor:
         # and clearly out of the noise, for a noisy gyro whose floor is near the level itself
         above = (excess > level_dps) & (g > 1.6 * floor)
         gap = max(2, int(round(gap_s / self.hop_s)))
-        i = above.size - 1
-        while i > 0 and not above[i] and above.size - 1 - i < gap:
-            i -= 1
-        if above[i]:
-            start, dip = i, 0
-            for j in range(i, -1, -1):
-                if above[j]:
-                    start, dip = j, 0
-                else:
-                    dip += 1
-                    if dip >= gap:
-                        break
-            return float(ts[start])
+        final = final_run_start(above, ts, gap)
+        if final is not None:
+            return final
         hold = max(2, int(round(hold_s / self.hop_s)))
         run = 0
         for k in range(above.size):

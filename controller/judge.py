@@ -64,6 +64,7 @@ from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, dra
 from controller.imu_features import ImuFeatureExtractor, smooth
 from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
+from controller.signal_runs import final_run_start
 from hardware.camera import Frame
 from hardware.imu import ImuBatch, ImuSample
 from vision.background import BackgroundModel, TrayRegion
@@ -664,7 +665,7 @@ class SpinJudge:
         level = smooth(radius, max(3, int(round(0.08 * self._fps_est)))) / size
         above = level > s.circle_level
         hold = max(2, int(round(s.circle_hold_s * self._fps_est)))
-        onset = self._final_run_start(above, tw, gap=max(2, int(round(s.circle_gap_s * self._fps_est))))
+        onset = final_run_start(above, tw, gap=max(2, int(round(s.circle_gap_s * self._fps_est))))
         if onset is None:
             # no sustained rise into the fall: the earliest run that lasts ``hold`` frames
             run = 0
@@ -677,28 +678,6 @@ class SpinJudge:
                     onset = float(tw[i - run + 1])
                     break
         return onset, ts, wb
-
-    @staticmethod
-    def _final_run_start(above: np.ndarray, ts: np.ndarray, gap: int) -> float | None:
-        """Start of the run above the level that lasts into the fall, ignoring dips shorter than ``gap``.
-
-        A wobble grows until the dreidel falls, so the onset is where the final rise began; an earlier
-        blip (a shadow, a passing hand) that dies down again is not it.
-        """
-        i = above.size - 1
-        while i > 0 and not above[i] and above.size - 1 - i < gap:
-            i -= 1
-        if i < 0 or not above[i]:
-            return None
-        start, dip = i, 0
-        for j in range(i, -1, -1):
-            if above[j]:
-                start, dip = j, 0
-            else:
-                dip += 1
-                if dip >= gap:
-                    break
-        return float(ts[start])
 
     @staticmethod
     def _rest_start(spin: _Spin, obs: Observation) -> float:

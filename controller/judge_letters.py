@@ -10,6 +10,7 @@ unreadable and a judge is asked (RULES.md: the machine asks rather than guesses)
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -93,15 +94,12 @@ class LetterVote:
         rs = self.readings
         if not rs:
             return VoteResult(None, 0.0, None, 0, 0)
-        counts: dict[Letter, int] = {}
-        for r in rs:
-            if r.letter is not None:
-                counts[r.letter] = counts.get(r.letter, 0) + 1
+        counts = Counter(r.letter for r in rs if r.letter is not None)
         pose = next((r.pose for r in rs if r.pose is not None), None)
         if not counts:
             best_guess = max(rs, key=lambda r: r.confidence)
             return VoteResult(None, best_guess.confidence, pose, len(rs), 0)
-        best = max(counts, key=lambda k: counts[k])
+        best = counts.most_common(1)[0][0]
         mean = sum(r.scores.get(best, 0.0) for r in rs) / len(rs)
         agree = counts[best]
         best_pose = max((r for r in rs if r.letter is best), key=lambda r: r.confidence).pose or pose

@@ -251,13 +251,10 @@ class LetterRecognizer:
         Each still is an overhead picture with that letter up. A still where no dreidel or no
         letter can be found raises ``ValueError`` naming it, since a judge should retake it.
         """
-        protos = [self.protos]
-        labels = [self.proto_letters]
-        for n, (letter, image) in enumerate(samples):
-            emb, idx = self._prototype(f"enrollment still #{n + 1}", letter, image)
-            protos.append(emb)
-            labels.append(np.array([idx]))
-        return LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold)
+        taught, skipped = self.with_usable_enrollment(samples)
+        if skipped:
+            raise ValueError(skipped[0])
+        return taught
 
     def with_usable_enrollment(self, samples: Iterable[tuple[Letter, np.ndarray]],
                                names: Sequence[str] | None = None) -> tuple[LetterRecognizer, list[str]]:
@@ -311,6 +308,7 @@ class LetterRecognizer:
         if not folder.is_dir():
             raise ValueError(f"enrollment folder {folder} does not exist")
         samples: list[tuple[Letter, np.ndarray]] = []
+        names: list[str] = []
         for file in sorted(folder.iterdir()):
             if file.suffix.lower() not in (".png", ".jpg", ".jpeg"):
                 continue
@@ -323,15 +321,14 @@ class LetterRecognizer:
             if image is None:
                 raise ValueError(f"{file}: not a readable picture")
             samples.append((letter, image))
+            names.append(str(file))
         if not samples:
             raise ValueError(f"enrollment folder {folder} holds no <letter>_<n>.png stills")
-        names = [str(folder / f.name) for f in sorted(folder.iterdir())
-                 if f.suffix.lower() in (".png", ".jpg", ".jpeg")]
         taught, skipped = (base or cls.default()).with_usable_enrollment(samples, names)
         if skipped and (on_skip is None or len(skipped) == len(samples)):
             raise ValueError("; ".join(skipped))
-        for message in skipped:
-            if on_skip is not None:
+        if on_skip is not None:
+            for message in skipped:
                 on_skip(message)
         return taught
 
