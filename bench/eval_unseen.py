@@ -38,8 +38,10 @@ from hardware.sim.physics import SpinKind  # noqa: E402
 
 #: the first seed of the tuning set: 700000-700099 were rendered, judged and looked at while tuning
 SEED0 = 700_000
-#: the first seed of the held-out set (fixed 2026-11-21): never rendered or judged while tuning
-HELDOUT_SEED0 = 760_000
+#: the first seed of the held-out set (fixed at the start of the third session): never rendered or
+#: judged while tuning. 760000-760015, the second session's held-out set, were studied after they were
+#: judged and are tuning data now (``--seed0 760000``).
+HELDOUT_SEED0 = 780_000
 KINDS: tuple[SpinKind, ...] = (
     SpinKind.VALID, SpinKind.SHORT, SpinKind.NEAR_3S, SpinKind.WOBBLE_AT_ONCE,
     SpinKind.UPSIDE_DOWN, SpinKind.LEFT_TRAY, SpinKind.HAND_TOUCH, SpinKind.VALID, SpinKind.NO_RELEASE,
@@ -263,8 +265,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--no-stills", action="store_true")
     ap.add_argument("--heldout", action="store_true",
                     help=f"the held-out seeds ({HELDOUT_SEED0}...) instead of the tuning seeds ({SEED0}...)")
+    ap.add_argument("--seed0", type=int, default=SEED0,
+                    help=f"first tuning seed (default {SEED0}); seeds from {HELDOUT_SEED0} on are held out")
     args = ap.parse_args(list(argv) if argv is not None else None)
-    seed0 = HELDOUT_SEED0 if args.heldout else SEED0
+    if not args.heldout and args.seed0 + args.n > HELDOUT_SEED0:
+        ap.error(f"seeds from {HELDOUT_SEED0} on are the held-out set: pass --heldout to judge them")
+    seed0 = HELDOUT_SEED0 if args.heldout else args.seed0
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
 
