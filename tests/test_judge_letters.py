@@ -1,0 +1,71 @@
+"""The letter vote over resting frames (controller/judge_letters.py): when one clear frame is enough."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.judge_letters import FrameReading, LetterVote
+from controller.rules.letters import Letter
+
+THRESHOLD = 0.95  # the recognizer's calibrated threshold: a frame reads a letter at or above it
+
+
+def frame(t: float, guess: Letter, p: float) -> FrameReading:
+    """A frame whose best guess is ``guess`` at probability ``p`` (read when ``p`` reaches the threshold)."""
+    rest = (1.0 - p) / 4
+    return FrameReading(t, guess if p >= THRESHOLD else None, p, {lt: (p if lt is guess else rest) for lt in Letter})
+
+
+def vote_on(frames: list[tuple[Letter, float]]) -> LetterVote:
+    vote = LetterVote(0.0)
+    for i, (guess, p) in enumerate(frames):
+        vote.add(frame(0.1 * i, guess, p))
+    return vote
+
+
+def test_one_clear_frame_and_frames_leaning_the_same_way_give_the_letter() -> None:
+    """Measured on a tuning recording: a resting Hey read 1.00 once, then 0.94-0.54 as the crop moved."""
+    hey = vote_on([(Letter.HEY, 1.0), (Letter.HEY, 0.94), (Letter.HEY, 0.92), (Letter.HEY, 0.85), (Letter.HEY, 0.54)])
+    assert hey.done
+    got = hey.result()
+    assert got.letter is Letter.HEY and got.frames == 5 and got.agreeing == 5
+
+
+def test_one_clear_frame_alone_is_not_enough() -> None:
+    # the other frames have no opinion (below support_p): one frame is not a vote
+    alone = vote_on([(Letter.SHIN, 0.99), (Letter.NUN, 0.3), (Letter.GIMEL, 0.35), (Letter.SHIN, 0.4)])
+    assert alone.result().letter is None
+    # one frame leaning the same way is not enough support either
+    one = vote_on([(Letter.SHIN, 0.99), (Letter.SHIN, 0.8), (Letter.NUN, 0.3)])
+    assert one.result().letter is None
+
+
+def test_a_frame_leaning_to_another_letter_vetoes_a_lone_clear_frame() -> None:
+    """Nun and Gimel differ by a foot: a frame that leans to Gimel must stop a single clear Nun."""
+    vote = vote_on([(Letter.NUN, 0.97), (Letter.NUN, 0.9), (Letter.NUN, 0.85), (Letter.GIMEL, 0.6), (Letter.NUN, 0.7)])
+    assert vote.result().letter is None
+
+
+def test_frames_that_never_reach_the_threshold_give_no_letter() -> None:
+    """Five frames all at 0.94 are still five looks at one face below the calibrated threshold."""
+    vote = vote_on([(Letter.NUN, 0.94)] * 5)
+    assert vote.done and vote.result().letter is None
+
+
+def test_two_clear_frames_still_stop_the_vote_early() -> None:
+    vote = vote_on([(Letter.PE, 0.99), (Letter.PE, 0.97)])
+    assert vote.done and vote.result().letter is Letter.PE and vote.result().frames == 2
+
+
+@given(st.lists(st.tuples(st.sampled_from(list(Letter)), st.floats(0.0, 1.0)), min_size=1, max_size=5))
+def test_the_vote_never_gives_a_letter_no_frame_read_or_one_another_frame_read(
+    frames: list[tuple[Letter, float]],
+) -> None:
+    got = vote_on(frames).result()
+    read = {g for g, p in frames if p >= THRESHOLD}
+    if got.letter is not None:
+        assert read == {got.letter}, "the letter was read clearly on at least one frame, and no other letter was"
+        leaning_away = [g for g, p in frames if g is not got.letter and p >= 0.5]
+        clear = sum(1 for g, p in frames if g is got.letter and p >= THRESHOLD)
+        assert clear >= 2 or not leaning_away
