@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.signal_runs import final_run_start
+from controller.signal_runs import final_rise_first_crossing
 from hardware.imu import ImuBatch, ImuGap, ImuSample
 
 
@@ -346,18 +346,31 @@ class ImuFeatureExtractor:
         return np.array([w.t for w in wins]), np.array([w.energy for w in wins])
 
     def release_impact(self, t_hint: float, before_s: float = 1.0, after_s: float = 0.3,
-                       not_after: float = math.inf) -> Impact | None:
+                       not_after: float = math.inf, late_s: float = 0.8) -> Impact | None:
         """The knock of the tip landing on the tray at a release the camera saw at ``t_hint``.
 
         The camera sees a released dreidel only once the hand has cleared it, so the knock comes before
         the sighting, sometimes well before: the strongest knock in the window wins (a hand lowering a
         dreidel does not knock the tray). Knocks from ``not_after`` on are the fall's, not the release's
-        (a dreidel that wobbles at once may land before the hand has cleared it).
+        (a dreidel that wobbles at once may land before the hand has cleared it). A hand that lets go
+        slowly can also make the camera call the release early: with no knock in the window, the first
+        one within ``late_s`` after the sighting is the release.
         """
         cands = [i for i in self.impacts_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
-        if not cands:
-            return None
-        return max(cands, key=lambda i: i.peak_g)
+        if cands:
+            return max(cands, key=lambda i: i.peak_g)
+        late = [i for i in self.impacts_between(t_hint + after_s, t_hint + late_s) if i.t < not_after]
+        return late[0] if late else None
+
+    def landing_impact(self, t0: float, t1: float) -> Impact | None:
+        """The knock of a falling dreidel's body on the tray in [t0, t1]: the strongest knock there.
+
+        A body falling from its tip's height knocks the tray harder than the tip at a release, and the
+        bounces after it are weaker still. The judge can take the end of a spin from it when the camera
+        cannot tell when the dreidel fell (a shadow or a checked cloth that looks like a lying body).
+        """
+        cands = self.impacts_between(t0, t1)
+        return max(cands, key=lambda i: i.peak_g) if cands else None
 
     def hum_strength(self, t0: float, t1: float, band_hz: tuple[float, float] = (2.0, 60.0)) -> float | None:
         """How clearly the tray hums at one frequency in [t0, t1]: the spectrum's highest line over its median.
@@ -439,27 +452,36 @@ class ImuFeatureExtractor:
             i = j + 1
         return out
 
-    def rocking_onset(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.09,
-                      gap_s: float = 0.1, hold_s: float = 0.06) -> float | None:
+    def rocking_onset(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
+                      gap_s: float = 0.2, hold_s: float = 0.06, low_frac: float = 0.4) -> float | None:
         """When the tray started to rock under a wobbling dreidel, in [t0, t1]; None if it did not.
 
         A sleeping dreidel's tip runs round smoothly and hardly turns the tray; a wobbling one chatters
-        and rocks it, and the rocking grows with the lean. The rotation rate's excess over the sensor's
-        own noise (``gyro_floor``), smoothed over ``smooth_s``, crosses ``level_dps`` at a lean of a few
-        degrees (and it must stand clear of that noise). The onset is the start of the last crossing that lasts into ``t1`` (dips shorter than
-        ``gap_s`` ignored; a wobble grows until the fall), else the first that holds ``hold_s``.
+        and rocks it, and the rocking grows with the lean. The rocking is the rotation rate's RMS over
+        ``smooth_s`` (power averaged, so that the sensor's own noise, ``gyro_floor``, can be taken out of
+        it exactly); its excess over that noise crosses ``level_dps`` at a lean of a few degrees (and the
+        RMS must stand clear of the noise). The chatter is random, so the RMS of a short stretch
+        scatters: ``smooth_s`` is long enough to hold that scatter to a fraction of a degree of lean.
+
+        A wobble grows until the fall, but a slow one hovers about the level for a while first. The onset
+        is therefore the first crossing of ``level_dps`` within the final rise, the last run over
+        ``low_frac`` of the level that lasts into ``t1`` (dips shorter than ``gap_s`` ignored: a lean that
+        precesses through the level and back is one wobble); an earlier blip that died down is not it.
+        Without such a rise, the first crossing that holds ``hold_s``.
         """
         wins = self.windows_between(t0, t1)
         if len(wins) < 10:
             return None
         ts = np.array([w.t for w in wins])
-        g = smooth(np.array([w.gyro for w in wins]), max(1, int(round(smooth_s / self.hop_s))))
+        raw = np.array([w.gyro for w in wins])
+        g = np.sqrt(smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s)))))
         floor = self.gyro_floor()
         excess = np.sqrt(np.maximum(g * g - floor * floor, 0.0))
         # and clearly out of the noise, for a noisy gyro whose floor is near the level itself
         above = (excess > level_dps) & (g > 1.6 * floor)
+        near = excess > low_frac * level_dps
         gap = max(2, int(round(gap_s / self.hop_s)))
-        final = final_run_start(above, ts, gap)
+        final = final_rise_first_crossing(above, near, ts, gap)
         if final is not None:
             return final
         hold = max(2, int(round(hold_s / self.hop_s)))
@@ -469,6 +491,22 @@ class ImuFeatureExtractor:
             if run >= hold:
                 return float(ts[k - run + 1])
         return None
+
+    def last_rocking(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2) -> float | None:
+        """The last time in [t0, t1] that the tray rocked over ``level_dps`` (as in :meth:`rocking_onset`).
+
+        A wobbling dreidel rocks the tray until its body lies on the felt (then its fall's knock rings
+        and dies), so this ends the spin as the IMU felt it: the judge's search for the wobble onset can
+        reach this far when the camera dated the fall too early. None if the tray never rocked.
+        """
+        wins = self.windows_between(t0, t1)
+        if len(wins) < 10:
+            return None
+        raw = np.array([w.gyro for w in wins])
+        g = np.sqrt(smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s)))))
+        floor = self.gyro_floor()
+        above = np.flatnonzero((g * g - floor * floor > level_dps * level_dps) & (g > 1.6 * floor))
+        return float(wins[int(above[-1])].t) if above.size else None
 
     def chatter_onset(self, t0: float, t1: float) -> float | None:
         """When the steady hum of [t0, t1] turned into chatter: a change point in log energy.

@@ -26,3 +26,25 @@ def final_run_start(above: np.ndarray, ts: np.ndarray, gap: int) -> float | None
             if dip >= gap:
                 break
     return float(ts[start])
+
+
+def final_rise_first_crossing(high: np.ndarray, low: np.ndarray, ts: np.ndarray, gap: int) -> float | None:
+    """When a rise that lasts first reached the high level: hysteresis on the final run.
+
+    ``low`` marks samples over a lower level, ``high`` those over the level that defines the event. The
+    final run of ``low`` (dips shorter than ``gap`` ignored) is the rise that lasts to the end; the onset
+    is the first ``high`` sample in it. A slowly growing wobble hovers about its level for a while
+    before it runs away: its onset is the first time it got there, not where it last dipped below,
+    while a blip that died down to the low level before the rise is still not it. None when the final
+    run of ``low`` never reaches ``high``, or when there is no final run.
+    """
+    if high.shape != low.shape or high.shape != ts.shape:
+        raise ValueError("high, low and ts must be arrays of the same length")
+    start = final_run_start(low | high, ts, gap)
+    if start is None:
+        return None
+    i0 = int(np.searchsorted(ts, start))
+    hits = np.flatnonzero(high[i0:])
+    if hits.size == 0:
+        return None
+    return float(ts[i0 + int(hits[0])])
