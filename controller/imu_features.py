@@ -89,6 +89,8 @@ class ImuFeatureExtractor:
         impact_factor: float = 6.0,
         impact_min_g: float = 0.035,
         refractory_s: float = 0.15,
+        soft_factor: float = 4.0,
+        soft_min_g: float = 0.015,
     ) -> None:
         if not 0 < hop_s <= window_s:
             raise ValueError("need 0 < hop_s <= window_s")
@@ -99,6 +101,8 @@ class ImuFeatureExtractor:
         self.impact_factor = impact_factor
         self.impact_min_g = impact_min_g
         self.refractory_s = refractory_s
+        self.soft_factor = soft_factor
+        self.soft_min_g = soft_min_g
         self._mean: np.ndarray | None = None  # running mean of (ax, ay, az, gx, gy, gz): the high-pass
         self._last_t: float | None = None
         # per-sample (t, |a_dyn|, |g_dyn|) not yet folded into windows
@@ -115,6 +119,10 @@ class ImuFeatureExtractor:
         self._impacts: deque[Impact] = deque()
         self._gaps: deque[ImuGap] = deque()
         self._last_impact_t = -math.inf
+        # faint knocks (a light release, sampled off its peak), kept apart from the impacts that the
+        # judge counts as knocks (a dreidel put down must not look knocked): only to date a release
+        self._soft: deque[Impact] = deque()
+        self._last_soft_t = -math.inf
         self._energy_hist: deque[float] = deque(maxlen=4000)
         self._gyro_hist: deque[float] = deque(maxlen=4000)
         self._gyro_floor_cache: float | None = None
@@ -234,6 +242,13 @@ class ImuFeatureExtractor:
                 peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
                 self._impacts.append(Impact(ti, peak))
                 found.append(self._impacts[-1])
+        soft = np.maximum(self.soft_min_g, self.soft_factor * np.maximum(recent, floor))
+        for i in np.flatnonzero(a_mag > soft).tolist():
+            ti = float(t[i])
+            if ti - self._last_soft_t > self.refractory_s:
+                self._last_soft_t = ti
+                peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
+                self._soft.append(Impact(ti, peak))
         self._recent_a = joined[-64:]
         return found
 
@@ -310,6 +325,8 @@ class ImuFeatureExtractor:
             self._windows.popleft()
         while self._impacts and self._impacts[0].t < horizon:
             self._impacts.popleft()
+        while self._soft and self._soft[0].t < horizon:
+            self._soft.popleft()
         while self._gaps and self._gaps[0].t_end < horizon:
             self._gaps.popleft()
 
@@ -354,13 +371,26 @@ class ImuFeatureExtractor:
         dreidel does not knock the tray). Knocks from ``not_after`` on are the fall's, not the release's
         (a dreidel that wobbles at once may land before the hand has cleared it). A hand that lets go
         slowly can also make the camera call the release early: with no knock in the window, the first
-        one within ``late_s`` after the sighting is the release.
+        one within ``late_s`` after the sighting is the release. A light release (a few hundredths of a
+        g, or sampled off its peak) may not stand out as an impact: then the strongest faint knock in
+        the window (:meth:`faint_knocks_between`) dates it.
         """
         cands = [i for i in self.impacts_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
         if cands:
             return max(cands, key=lambda i: i.peak_g)
         late = [i for i in self.impacts_between(t_hint + after_s, t_hint + late_s) if i.t < not_after]
-        return late[0] if late else None
+        if late:
+            return late[0]
+        faint = [i for i in self.faint_knocks_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
+        return max(faint, key=lambda i: i.peak_g) if faint else None
+
+    def faint_knocks_between(self, t0: float, t1: float) -> list[Impact]:
+        """Knocks in [t0, t1] that stand ``soft_factor`` times out of the recent vibration, however faint.
+
+        The impacts (:meth:`impacts_between`) need a knock to be sharp enough that a dreidel put down
+        gently is never taken for a spun one; these only date a release that the camera saw.
+        """
+        return [i for i in self._soft if t0 <= i.t <= t1]
 
     def landing_impact(self, t0: float, t1: float) -> Impact | None:
         """The knock of a falling dreidel's body on the tray in [t0, t1]: the strongest knock there.

@@ -132,3 +132,18 @@ def test_a_quiet_tray_never_rocks() -> None:
     assert ex.rocking_onset(0.5, 5.5) is None
     assert ex.last_rocking(0.5, 5.5) is None
     assert ex.landing_impact(0.5, 5.5) is None
+
+
+def test_a_light_release_is_dated_by_its_faint_knock() -> None:
+    """A release of a few hundredths of a g is no impact (a dreidel put down must not look knocked),
+    but it still dates the release the camera saw; a hand putting one down makes no knock at all."""
+    model = ImuModel(8, 416.0)
+    rng = np.random.default_rng(8)
+    light = model.impact(2.0, 0.03, rng)
+    placed = model.bump(6.0, 0.04, rng, 0.15)
+    ex = ImuFeatureExtractor()
+    ex.feed_array(trace(model, [light, placed], 8.0))
+    assert ex.impacts_between(1.0, 8.0) == []
+    knock = ex.release_impact(2.05)
+    assert knock is not None and abs(knock.t - 2.0) < 0.005
+    assert ex.release_impact(6.1) is None
