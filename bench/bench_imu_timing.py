@@ -162,7 +162,7 @@ def replay(rec: Path, ctx: dict[str, Any], make: Any = ImuFeatureExtractor,
         if fusion == "imu-fall":
             rest = verdict["rest_t"] if verdict["rest_t"] is not None else fall_t + 1.0
             land = ex.landing_impact(release + 0.2, rest + 0.05)
-            last = land.t if land is not None else ex.last_rocking(release + 0.2, rest + 0.05)
+            last = land.t if land is not None else ex.rocking_end(release + 0.2, rest + 0.05)
             if last is not None:
                 end = max(end, min(last, rest))
         t0, t1 = release + skip, end + 0.1

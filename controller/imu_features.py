@@ -522,12 +522,15 @@ class ImuFeatureExtractor:
                 return float(ts[k - run + 1])
         return None
 
-    def last_rocking(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2) -> float | None:
-        """The last time in [t0, t1] that the tray rocked over ``level_dps`` (as in :meth:`rocking_onset`).
+    def rocking_end(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
+                    gap_s: float = 0.1) -> float | None:
+        """When the longest rocking of the tray in [t0, t1] ended (as in :meth:`rocking_onset`); None if
+        the tray never rocked over ``level_dps``.
 
         A wobbling dreidel rocks the tray until its body lies on the felt (then its fall's knock rings
         and dies), so this ends the spin as the IMU felt it: the judge's search for the wobble onset can
-        reach this far when the camera dated the fall too early. None if the tray never rocked.
+        reach this far when the camera dated the fall too early. The longest run (dips shorter than
+        ``gap_s`` bridged), because a hand that bumps the tray later rocks it only for a moment.
         """
         wins = self.windows_between(t0, t1)
         if len(wins) < 10:
@@ -536,7 +539,15 @@ class ImuFeatureExtractor:
         g = np.sqrt(smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s)))))
         floor = self.gyro_floor()
         above = np.flatnonzero((g * g - floor * floor > level_dps * level_dps) & (g > 1.6 * floor))
-        return float(wins[int(above[-1])].t) if above.size else None
+        if above.size == 0:
+            return None
+        gap = max(2, int(round(gap_s / self.hop_s)))
+        # runs of indices over the level, joined across dips shorter than the gap
+        breaks = np.flatnonzero(np.diff(above) > gap)
+        starts = np.concatenate([[above[0]], above[breaks + 1]])
+        ends = np.concatenate([above[breaks], [above[-1]]])
+        k = int(np.argmax(ends - starts))
+        return float(wins[int(ends[k])].t)
 
     def chatter_onset(self, t0: float, t1: float) -> float | None:
         """When the steady hum of [t0, t1] turned into chatter: a change point in log energy.

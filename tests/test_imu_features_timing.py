@@ -119,7 +119,7 @@ def test_landing_is_the_strongest_knock_and_rocking_ends_at_the_fall() -> None:
     ex.feed_array(spin_trace(traj, 2))
     land = ex.landing_impact(RELEASE + 0.2, RELEASE + traj.rest_t + 0.05)
     assert land is not None and abs(land.t - (RELEASE + traj.land_t)) < 0.005
-    last = ex.last_rocking(RELEASE + 0.2, RELEASE + traj.rest_t + 0.05)
+    last = ex.rocking_end(RELEASE + 0.2, RELEASE + traj.rest_t + 0.05)
     # the chatter stops when the body touches; the landing's ring rocks the tray a little longer
     assert last is not None and RELEASE + traj.fall_t - 0.1 <= last <= RELEASE + traj.land_t + 0.3
     assert model.rate_hz == 833.0
@@ -130,7 +130,7 @@ def test_a_quiet_tray_never_rocks() -> None:
     ex = ImuFeatureExtractor()
     ex.feed_array(trace(model, [], 6.0))
     assert ex.rocking_onset(0.5, 5.5) is None
-    assert ex.last_rocking(0.5, 5.5) is None
+    assert ex.rocking_end(0.5, 5.5) is None
     assert ex.landing_impact(0.5, 5.5) is None
 
 
@@ -147,3 +147,16 @@ def test_a_light_release_is_dated_by_its_faint_knock() -> None:
     knock = ex.release_impact(2.05)
     assert knock is not None and abs(knock.t - 2.0) < 0.005
     assert ex.release_impact(6.1) is None
+
+
+def test_rocking_ends_with_the_spin_not_with_a_later_bump() -> None:
+    """A hand bumping the tray after the rest rocks it briefly; the spin's rocking (the longest) ended at its fall."""
+    traj = hovering_wobble(4)
+    model = ImuModel(4, 833.0)
+    t_bump = RELEASE + traj.rest_t + 0.5
+    bump = model.bump(t_bump, 0.08, np.random.default_rng(7))
+    ex = ImuFeatureExtractor()
+    ex.feed_array(spin_trace(traj, 4, extra=[bump]))
+    assert ex.rocking_end(t_bump - 0.1, t_bump + 0.5) is not None  # the bump did rock the tray
+    end = ex.rocking_end(RELEASE + 0.2, t_bump + 0.5)
+    assert end is not None and RELEASE + traj.fall_t - 0.1 <= end <= RELEASE + traj.land_t + 0.3
