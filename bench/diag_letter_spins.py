@@ -10,12 +10,13 @@ or abstention, confidence, top guess, the face's size in pixels) and the vote's 
 without a letter into one cause:
 
 - ``no_reads``: the vote read no frame (rest never declared, or the dreidel was lost);
-- ``pose``: most readings found no dreidel or no letter on the face (the crop);
+- ``pose``: most readings found no dreidel or no letter on the face, or the face's size jumped by half
+  between frames of the resting dreidel (the crop);
 - ``wrong_guess``: the best guess of most readings was another letter (the model);
 - ``low_conf``: the best guess was right but below the threshold on most readings (the model's
   confidence or the threshold);
-- ``vote``: enough single readings were right but the vote's rules refused them (too few reads,
-  a disagreeing frame, the mean).
+- ``vote``: at least one frame read the right letter clearly but the vote's rules refused it (too
+  few reads, a disagreeing frame, the mean).
 
 With ``--later`` the frames 0.5, 1 and 2 s after the true rest are read too (did settling matter?).
 ``--png DIR`` writes, for every spin without a letter, the frames read with the face outline and the
@@ -119,11 +120,13 @@ def cause(truth_letter: str, reads: list[Any]) -> str:
     n = len(reads)
     no_face = sum(1 for r in reads if r.reason in ("no dreidel found", "the face shows no letter")
                   or (r.reason == "no letter on the face"))
-    if no_face * 2 >= n:
+    sides = [face_side(r) for r in reads if face_side(r) > 0]
+    # a crop that jumps between frames of a resting dreidel (by half its size) is the pose's doing
+    if no_face * 2 >= n or (sides and max(sides) > 1.5 * min(sides)):
         return "pose"
     right_top = sum(1 for r in reads if r.scores and max(r.scores, key=r.scores.__getitem__).value == truth_letter)
     right_read = sum(1 for r in reads if r.letter is not None and r.letter.value == truth_letter)
-    if right_read >= 2 or (right_read >= 1 and n == 1):
+    if right_read >= 1:
         return "vote"
     if right_top * 2 > n:
         return "low_conf"
