@@ -50,8 +50,9 @@ def run(
     fail_at: float | None = None,
     evidence_dir: Path | None = None,
     trace: np.ndarray | None = None,
+    scene: SceneRenderer | None = None,
 ) -> tuple[list[SpinVerdict], list[JudgeEvent]]:
-    scene = SceneRenderer(spins, SceneStyle(), seed=7)
+    scene = scene if scene is not None else SceneRenderer(spins, SceneStyle(), seed=7)
     judge = SpinJudge(reader if reader is not None else FakeReader(), imu=imu or trace is not None,
                       evidence_dir=evidence_dir)
     if trace is None and imu:
@@ -90,6 +91,31 @@ def test_valid_spin_camera_only() -> None:
     for p in (TablePhase.SPINNING, TablePhase.WOBBLING, TablePhase.AT_REST):
         assert p in phases
     assert phases.index(TablePhase.SPINNING) < phases.index(TablePhase.WOBBLING) < phases.index(TablePhase.AT_REST)
+
+
+class DeepShadowScene(SceneRenderer):
+    """A lamp low over a dim room: the dreidel throws a long shadow that keeps a third of the felt's light.
+    (The independent renderer's scenes with such shadows were judged ``wobbled_immediately``.)"""
+
+    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
+        if sp.release_t - 0.9 <= t < sp.fall_t:
+            side = self.style.side_px
+            moved = max(0.0, t - sp.release_t)
+            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
+            deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
+            centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
+            cv2.ellipse(img, centre, (int(1.7 * side), int(0.45 * side)), -26.0, 0, 360, deep, -1, cv2.LINE_AA)
+        super()._draw_spin(img, sp, t)
+
+
+def test_a_valid_spin_throwing_a_deep_shadow_is_valid() -> None:
+    """The shadow is not a lying or tilted body: the spin is neither at rest at once nor wobbling at once."""
+    verdicts, _ = run([VALID], 8.5, scene=DeepShadowScene([VALID], SceneStyle(), seed=7))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.valid and v.reasons == ()
+    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
+    assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
 
 
 def test_valid_spin_with_imu_is_sharper() -> None:

@@ -21,6 +21,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+#: a shadow darker than this fraction of the tray's brightness is "deep" (see :meth:`BackgroundModel.shadow_depth`)
+DEEP_SHADOW = 0.45
+#: darker than this fraction it is not a shadow at all (a black object)
+DEEPEST_SHADOW = 0.2
+
 
 class BackgroundError(RuntimeError):
     """The background cannot be learned (for example, frames of the wrong size)."""
@@ -255,17 +260,39 @@ class BackgroundModel:
         b_, g_, r_ = cv2.split(diff)
         return cv2.max(cv2.max(b_, g_), r_)
 
-    def shadow(self, small_bgr: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
-        """Shadow pixels inside ``region`` (x, y, w, h): darker than the tray by a similar factor in every channel."""
+    def shadow(self, small_bgr: np.ndarray, region: tuple[int, int, int, int], deep: bool = False) -> np.ndarray:
+        """Shadow pixels inside ``region`` (x, y, w, h) (uint8, 1 = shadow): light shadows only, or with
+        ``deep`` deep ones too (see :meth:`shadow_depth`)."""
+        depth = self.shadow_depth(small_bgr, region)
+        return ((depth == 1) | (deep & (depth == 2))).astype(np.uint8)
+
+    def shadow_depth(self, small_bgr: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
+        """How each pixel inside ``region`` (x, y, w, h) looks like a shadow (uint8): 0 not at all, 1 a light
+        shadow (``DEEP_SHADOW`` to 0.93 of the tray's brightness), 2 a deep one (``DEEPEST_SHADOW`` to
+        ``DEEP_SHADOW``), 3 no darker than the tray itself (the rim a dilated foreground mask adds around a
+        shadow). Shadows darken every channel by a similar factor (an object changes the hue).
+
+        A lamp in a room with little other light throws shadows that keep only the ambient light: a
+        quarter to a half of the felt's brightness. A black or dark grey dreidel on light neutral felt looks
+        the same, so the caller decides between the two readings (see :class:`~vision.tracker.DreidelTracker`).
+        """
         if self._bg is None:
             raise BackgroundError("the background has not been learned yet")
         x, y, w, h = region
         f = small_bgr[y : y + h, x : x + w].astype(np.float32) + 1.0
         b = self._bg[y : y + h, x : x + w] * self.gain + 1.0
         r = f / b
-        rmean = r.mean(axis=2)
-        spread = r.max(axis=2) - r.min(axis=2)
-        return ((rmean > 0.45) & (rmean < 0.93) & (spread < 0.12 * rmean + 0.04)).astype(np.uint8)
+        r0, r1, r2 = r[..., 0], r[..., 1], r[..., 2]
+        rmean = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
+        spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
+        neutral = spread < 0.12 * rmean + 0.04
+        depth = ((rmean > DEEP_SHADOW) & (rmean < 0.93) & neutral).astype(np.uint8)
+        # a deep shadow leaves a dark felt a few grey levels, whose ratios carry the sensor's noise
+        b_mean = (b[..., 0] + b[..., 1] + b[..., 2]) * np.float32(1.0 / 3.0)
+        deep_neutral = spread < 0.12 * rmean + 0.04 + (2.5 * self.noise) / b_mean
+        depth[(rmean > DEEPEST_SHADOW) & (rmean <= DEEP_SHADOW) & deep_neutral] = 2
+        depth[neutral & (rmean >= 0.93) & (rmean < 1.1)] = 3
+        return depth
 
     def update(self, small_bgr: np.ndarray, t: float, background_mask: np.ndarray | None = None) -> None:
         """Blend the frame into the model where ``background_mask`` is non-zero (everywhere if None).

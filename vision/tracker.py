@@ -294,18 +294,16 @@ class DreidelTracker:
                 or raw[0] > 0.7 * max_len * max_len
                 or (edge and raw[0] > 1.5 * min_len * min_len and raw[5] > 1.2 * min_len)
             )
-            body = comp
-            if not big:
-                # a dreidel-sized blob: take its shadow out before measuring its shape
-                shadow = self.background.shadow(small, (x, y, w, h))
-                body = comp & (1 - shadow)
-                if int(body.sum()) < 0.25 * area_raw:
-                    # almost all "shadow": keep the component (a dark dreidel on light felt)
-                    body = comp
+            body, deep_cut = (comp, False) if big else self._without_shadow(small, comp, (x, y, w, h), area_raw, min_area)
             shape = raw if body is comp else _shape(cv2.moments(body, binaryImage=True))
             if shape is None or shape[0] < min_area * 0.5:
                 continue
             area, cx, cy, elong, angle, length, width = shape
+            box = (x, y, w, h)
+            if deep_cut:
+                # the motion inside the body's own box is not diluted by the still deep shadow
+                bx, by, bw, bh = cv2.boundingRect(body)
+                box = (x + bx, y + by, bw, bh)
             if big:
                 # a hand's colour is measured on every other pixel: plenty, and a quarter of the work
                 skin = skin_fraction(small[y : y + h : 2, x : x + w : 2], body[::2, ::2])
@@ -324,7 +322,7 @@ class DreidelTracker:
                     x=cx + x,
                     y=cy + y,
                     area=area,
-                    bbox=(x, y, w, h),
+                    bbox=box,
                     elongation=elong,
                     angle_deg=angle,
                     length=length,
@@ -336,6 +334,36 @@ class DreidelTracker:
                 )
             )
         return out
+
+    def _without_shadow(
+        self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], area_raw: int, min_area: float
+    ) -> tuple[np.ndarray, bool]:
+        """A dreidel-sized component without its cast shadow (and whether a deep one was cut out), so that a shadow thrown sideways does not
+        look like a tilt or a lying body, nor hold back the body's circling.
+
+        A shadow keeps the felt's hue. In a lit room it keeps most of the felt's brightness (light);
+        under a lamp in a dim room only the ambient light, a quarter to a half of it (deep), as dark as
+        a black or grey dreidel on light felt. With deep-shadow pixels in the component, all shadows
+        are taken out first: the largest piece left and the pieces touching it are the body (a crumb
+        at the far end of a shadow is not), kept when it has a dreidel's size (a small dreidel under a
+        low lamp throws a shadow several times its size). A dark dreidel leaves only its letters and
+        glints: then, as without deep shadows, only the light shadows are taken out, kept while a
+        quarter of the component is left (else it is a dark dreidel on dark felt: nothing is).
+        """
+        depth = self.background.shadow_depth(small, box)
+        if int(np.count_nonzero(comp & (depth == 2))) >= 0.05 * area_raw:
+            n, labels, stats, _ = cv2.connectedComponentsWithStats(comp & (depth == 0), connectivity=8)
+            if n > 1:
+                k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+                near = cv2.dilate((labels == k).astype(np.uint8), self._kernel, iterations=2)
+                touching = np.unique(labels[near > 0])
+                outline = np.isin(labels, touching[touching > 0]).astype(np.uint8)
+                if int(np.count_nonzero(outline)) >= max(min_area, 0.1 * area_raw):
+                    return outline, True
+        body = comp & (depth != 1)
+        if int(np.count_nonzero(body)) >= 0.25 * area_raw:
+            return body, False
+        return comp, False
 
     def _pick_dreidel(self, blobs: list[Blob], t: float) -> tuple[Blob | None, bool]:
         free = [b for b in blobs if not b.is_hand]

@@ -127,3 +127,24 @@ def test_circle_region_contains_inside_points_only(cx: float, cy: float, r: floa
     assert tray.contains(*inside)
     assert not tray.contains(*outside)
     assert tray.distance_inside(*inside) > 0 > tray.distance_inside(*outside)
+
+
+
+@pytest.mark.parametrize("felt", [(60, 110, 40), (150, 150, 150), (120, 60, 40)])
+def test_shadow_depth_grades_a_darkening_that_keeps_the_hue(felt: tuple[int, int, int]) -> None:
+    """A patch darkened by the same factor in every channel is a light shadow down to 0.45 of the felt and a
+    deep one below (a lamp in a dim room); a patch of another hue is no shadow; the felt itself is the felt."""
+    style = SceneStyle(width=320, height=240, felt_bgr=felt, tray_radius=108.0)
+    scene = SceneRenderer([], style, seed=3)
+    model = BackgroundModel()
+    _learn(model, [scene.render(i / 14) for i in range(16)], fps=14.0)
+    frame = scene.render(2.0).astype(np.float32)
+    factors = (0.28, 0.38, 0.6, 0.85)
+    for k, f in enumerate(factors):
+        frame[90 + 12 * k : 100 + 12 * k, 140:160] *= f
+    frame[140:150, 140:160] = (felt[0], 255 - felt[1], felt[2])  # another hue
+    depth = model.shadow_depth(np.clip(frame, 0, 255).astype(np.uint8), (140, 90, 20, 70))
+    for k, want in enumerate((2, 2, 1, 1)):
+        assert np.mean(depth[12 * k + 1 : 12 * k + 9, 1:19] == want) > 0.9, factors[k]
+    assert np.mean(depth[51:59, 1:19] == 0) > 0.9
+    assert np.mean(depth[62:68, 1:19] == 3) > 0.9

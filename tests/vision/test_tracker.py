@@ -14,8 +14,25 @@ from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin
 from vision.tracker import DreidelTracker
 
 
-def _track(spin: ScriptedSpin, times: list[float], fps: float = 30.0) -> tuple[DreidelTracker, dict[float, object]]:
-    scene = SceneRenderer([spin], SceneStyle(), seed=5)
+class DeepShadowScene(SceneRenderer):
+    """A lamp low over a dim room: the dreidel throws a long shadow that keeps a third of the felt's light
+    (the independent renderer's checked-cloth scenes showed such shadows; the synthetic one is light)."""
+
+    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
+        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
+            side = self.style.side_px
+            moved = max(0.0, t - sp.release_t)
+            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
+            deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
+            # from the tip away from the lamp: about three times the body's width
+            centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
+            cv2.ellipse(img, centre, (int(1.7 * side), int(0.45 * side)), -26.0, 0, 360, deep, -1, cv2.LINE_AA)
+        super()._draw_spin(img, sp, t)
+
+
+def _track(spin: ScriptedSpin, times: list[float], fps: float = 30.0, scene: SceneRenderer | None = None,
+           ) -> tuple[DreidelTracker, dict[float, object]]:
+    scene = scene if scene is not None else SceneRenderer([spin], SceneStyle(), seed=5)
     tracker = DreidelTracker()
     for i in range(36):  # learn the empty tray (spin starts later)
         tracker.process(Frame(i, i / fps, scene.render(i / fps)))
@@ -51,6 +68,38 @@ def test_upright_spinning_dreidel_is_compact_despite_its_shadow() -> None:
     tr = res[t]
     assert tr is not None and tr.dreidel is not None
     assert tr.dreidel.elongation < 1.3
+
+
+def test_a_deep_cast_shadow_is_not_taken_for_a_tilted_or_lying_body() -> None:
+    """A shadow three times the body's size at a third of the felt's brightness: the spinning dreidel still
+    looks compact, as long as its body (not its shadow), and is found at its body (the shadow does not
+    drag its centroid, which would damp the circling of a wobble)."""
+    times = [SPIN.release_t + 0.6 + k / 15 for k in range(8)]
+    _, res = _track(SPIN, times, scene=DeepShadowScene([SPIN], SceneStyle(), seed=5))
+    side = SceneStyle().side_px
+    for t in times:
+        tr = res[t]
+        assert tr is not None and tr.dreidel is not None
+        moved = t - SPIN.release_t
+        assert tr.dreidel.elongation < 1.3
+        assert tr.dreidel.length * tr.scale < 1.6 * side
+        assert abs(tr.dreidel.x * tr.scale - (SPIN.x + SPIN.drift[0] * moved)) < 6.0
+        assert abs(tr.dreidel.y * tr.scale - (SPIN.y + SPIN.drift[1] * moved)) < 6.0
+
+
+@pytest.mark.parametrize("felt", [(150, 150, 150), (110, 125, 120)])
+def test_a_dark_dreidel_on_light_neutral_felt_is_not_taken_for_a_shadow(felt: tuple[int, int, int]) -> None:
+    """A dark grey body darkens the felt like a deep shadow does: it is kept whole, upright and lying."""
+    style = SceneStyle(felt_bgr=felt, body_bgr=(48, 48, 48))
+    upright, lying = SPIN.release_t + 0.8, SPIN.rest_t + 0.3
+    _, res = _track(SPIN, [upright, lying], scene=SceneRenderer([SPIN], style, seed=5))
+    up, down = res[upright], res[lying]
+    assert up is not None and up.dreidel is not None and down is not None and down.dreidel is not None
+    side = style.side_px
+    body_area = math.pi * (0.56 * side) ** 2  # the upright body's ellipse, full-res px
+    assert up.dreidel.area * up.scale**2 > 0.7 * body_area
+    assert up.dreidel.elongation < 1.3
+    assert down.dreidel.elongation > 1.7
 
 
 def test_hand_holding_dreidel_is_a_hand_and_merged_then_released() -> None:
