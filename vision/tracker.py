@@ -338,8 +338,8 @@ class DreidelTracker:
     def _without_shadow(
         self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], area_raw: int, min_area: float
     ) -> tuple[np.ndarray, bool]:
-        """A dreidel-sized component without its cast shadow (and whether a deep one was cut out), so that a shadow thrown sideways does not
-        look like a tilt or a lying body, nor hold back the body's circling.
+        """A dreidel-sized component without its cast shadow, and whether a deep one was cut out: a
+        shadow thrown sideways must not look like a tilt or a lying body, nor hold back the circling.
 
         A shadow keeps the felt's hue. In a lit room it keeps most of the felt's brightness (light);
         under a lamp in a dim room only the ambient light, a quarter to a half of it (deep), as dark as
