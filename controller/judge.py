@@ -780,16 +780,26 @@ class SpinJudge:
         fall_t = self._fall_start(spin, end_t)
         vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
         imu_used = False
+        imu_fall_t = fall_t
+        onset_before = fall_t  # an onset counts only before the fall (the IMU's when it dated the onset)
         if self._imu_usable(release_t - 0.3, end_t):
             imp = self.imu.release_impact(release_t, not_after=fall_t - 0.05)
             if imp is not None:
                 release_t = imp.t
                 imu_used = True
+            # the spin ends, as the tray felt it, with the fall's knock (or, when the chatter hid it, the
+            # last rocking): the onset is looked for up to there when the camera dated the fall earlier
+            # (a shadow or a checked cloth can look like a lying body from the release on)
+            land = self.imu.landing_impact(release_t + 0.2, end_t + 0.05)
+            felt_end = land.t if land is not None else self.imu.rocking_end(release_t + 0.2, end_t + 0.05)
+            if felt_end is not None:
+                imu_fall_t = max(fall_t, min(felt_end, end_t))
             # the tray rocking under the wobble is the sharpest witness; without rocking (a tray that
             # does not turn), the hum turning into chatter, averaged with the camera when they agree
-            imu_onset = self.imu.rocking_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
-            if imu_onset is not None:
+            imu_onset = self.imu.rocking_onset(release_t + s.onset_skip_s + 0.03, imu_fall_t + 0.1)
+            if imu_onset is not None and imu_onset < imu_fall_t:
                 vis_onset = imu_onset
+                onset_before = imu_fall_t
                 imu_used = True
             else:
                 imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
@@ -803,7 +813,7 @@ class SpinJudge:
             placed = self._verdict_no_release(spin, t_now)
             self._after_rest = True
             return placed
-        wobble_t = vis_onset if vis_onset is not None and vis_onset < fall_t else None
+        wobble_t = vis_onset if vis_onset is not None and vis_onset < onset_before else None
         interf = spin.interference.finish(end_t) if spin.interference is not None else None
         if interf is not None and self._imu_clears(interf, release_t, end_t):
             notes.append(f"{interf.why} at {interf.t:.2f}s? the IMU felt no touch: not interference")
