@@ -1,4 +1,4 @@
-"""The letter vote over resting frames (controller/judge_letters.py): when one clear frame is enough."""
+"""The letter vote over resting frames (controller/judge_letters.py): a letter needs two clear frames."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ def vote_on(frames: list[tuple[Letter, float]]) -> LetterVote:
     return vote
 
 
-def test_one_clear_frame_and_frames_leaning_the_same_way_give_the_letter() -> None:
-    """Measured on a tuning recording: a resting Hey read 1.00 once, then 0.94-0.54 as the crop moved."""
-    hey = vote_on([(Letter.HEY, 1.0), (Letter.HEY, 0.94), (Letter.HEY, 0.92), (Letter.HEY, 0.85), (Letter.HEY, 0.54)])
-    assert hey.done
-    got = hey.result()
-    assert got.letter is Letter.HEY and got.frames == 5 and got.agreeing == 5
+def test_one_clear_frame_and_frames_leaning_the_same_way_are_not_enough() -> None:
+    """Measured on the third session's held-out set: a small resting Nun (its foot foreshortened away)
+    read Gimel 0.96 once and leaned Gimel 0.83-0.94 on four more frames. It must be unreadable."""
+    nun = vote_on([(Letter.GIMEL, 0.89), (Letter.GIMEL, 0.83), (Letter.GIMEL, 0.94), (Letter.GIMEL, 0.93),
+                   (Letter.GIMEL, 0.96)])
+    assert nun.done
+    got = nun.result()
+    assert got.letter is None and got.frames == 5 and got.agreeing == 1
 
 
 def test_one_clear_frame_alone_is_not_enough() -> None:
@@ -66,6 +68,5 @@ def test_the_vote_never_gives_a_letter_no_frame_read_or_one_another_frame_read(
     read = {g for g, p in frames if p >= THRESHOLD}
     if got.letter is not None:
         assert read == {got.letter}, "the letter was read clearly on at least one frame, and no other letter was"
-        leaning_away = [g for g, p in frames if g is not got.letter and p >= 0.5]
         clear = sum(1 for g, p in frames if g is got.letter and p >= THRESHOLD)
-        assert clear >= 2 or not leaning_away
+        assert clear >= min(2, len(frames)), "two clear frames (or the only frame read)"
