@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/bench_imu_timing.py                      # tuning recordings (twin 52001-52008, altsim)
     .venv/bin/python bench/bench_imu_timing.py --plot 6 --out /tmp/h14/plots
-    .venv/bin/python bench/bench_imu_timing.py --fusion imu-fall                # the proposed judge window
+    .venv/bin/python bench/bench_imu_timing.py --fusion imu-fall                # the judge's window (adopted)
     .venv/bin/python bench/bench_imu_timing.py --rec DIR ...        # any recordings with imu.csv and truth.json
 
 Judging a recording takes the whole vision pipeline; the IMU's part of a verdict is only three queries of
@@ -15,7 +15,8 @@ A change to ``controller/imu_features.py`` is measured in seconds, not minutes.
 
 The cache holds the camera's part (its release sighting, its fall, its rest): delete it (or pass another
 ``--contexts``) after changing the judge or the vision. ``--fusion imu-fall`` replays the window the judge
-would use if the IMU's fall knock (or the end of its rocking) could end it (see ``replay``).
+uses since it was adopted in session 3: the IMU's fall knock (or the end of its rocking) can end it
+when the camera dated the fall earlier (see ``replay``).
 
 It prints, per simulator, the errors of the release, of the wobble onset and of the stable time
 (onset or fall, minus release) for the recorded judge and for the replay, and the worst spins with which
