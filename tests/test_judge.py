@@ -14,7 +14,7 @@ import pytest
 from controller.judge import JudgeEvent, PhaseChange, SpinJudge, SpinVerdict, TablePhase
 from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
-from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
+from vision.synthetic import DeepShadowScene, SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
 
 FPS = 30.0
 
@@ -91,21 +91,6 @@ def test_valid_spin_camera_only() -> None:
     for p in (TablePhase.SPINNING, TablePhase.WOBBLING, TablePhase.AT_REST):
         assert p in phases
     assert phases.index(TablePhase.SPINNING) < phases.index(TablePhase.WOBBLING) < phases.index(TablePhase.AT_REST)
-
-
-class DeepShadowScene(SceneRenderer):
-    """A lamp low over a dim room: the dreidel throws a long shadow that keeps a third of the felt's light.
-    (The independent renderer's scenes with such shadows were judged ``wobbled_immediately``.)"""
-
-    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
-        if sp.release_t - 0.9 <= t < sp.fall_t:
-            side = self.style.side_px
-            moved = max(0.0, t - sp.release_t)
-            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
-            deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
-            centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
-            cv2.ellipse(img, centre, (int(1.7 * side), int(0.45 * side)), -26.0, 0, 360, deep, -1, cv2.LINE_AA)
-        super()._draw_spin(img, sp, t)
 
 
 def test_a_valid_spin_throwing_a_deep_shadow_is_valid() -> None:

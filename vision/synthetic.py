@@ -230,6 +230,23 @@ class SceneRenderer:
             yield Frame(index=i, t=t, image=self.render(t))
 
 
+class DeepShadowScene(SceneRenderer):
+    """A lamp low over a dim room: the dreidel throws a long shadow that keeps only a third of the felt's
+    light, as dark as a black dreidel (the independent renderer's scenes with such shadows were once judged
+    ``wobbled_immediately``: the shadow looked like a lying body)."""
+
+    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
+        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
+            side = self.style.side_px
+            moved = max(0.0, t - sp.release_t)
+            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
+            deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
+            # from the tip away from the lamp: about three times the body's width
+            centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
+            cv2.ellipse(img, centre, (int(1.7 * side), int(0.45 * side)), -26.0, 0, 360, deep, -1, cv2.LINE_AA)
+        super()._draw_spin(img, sp, t)
+
+
 def scene_imu(spins: list[ScriptedSpin], duration: float, rate: float = 833.0, seed: int = 0) -> np.ndarray:
     """An N x 7 IMU trace (t, ax, ay, az, gx, gy, gz) for the scripted spins: knocks, hum, chatter, silence."""
     rng = np.random.default_rng(seed)

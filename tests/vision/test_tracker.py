@@ -10,24 +10,8 @@ import pytest
 
 from hardware.camera import Frame
 from vision.observation import ObservationBuilder, Phase
-from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin
+from vision.synthetic import DeepShadowScene, SceneRenderer, SceneStyle, ScriptedSpin
 from vision.tracker import DreidelTracker
-
-
-class DeepShadowScene(SceneRenderer):
-    """A lamp low over a dim room: the dreidel throws a long shadow that keeps a third of the felt's light
-    (the independent renderer's checked-cloth scenes showed such shadows; the synthetic one is light)."""
-
-    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
-        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
-            side = self.style.side_px
-            moved = max(0.0, t - sp.release_t)
-            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
-            deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
-            # from the tip away from the lamp: about three times the body's width
-            centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
-            cv2.ellipse(img, centre, (int(1.7 * side), int(0.45 * side)), -26.0, 0, 360, deep, -1, cv2.LINE_AA)
-        super()._draw_spin(img, sp, t)
 
 
 def _track(spin: ScriptedSpin, times: list[float], fps: float = 30.0, scene: SceneRenderer | None = None,
