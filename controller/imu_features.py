@@ -234,23 +234,27 @@ class ImuFeatureExtractor:
         recent = np.where(count > 0, (cs[idx] - cs[lo]) / np.maximum(count, 1), 0.0)
         floor = self.noise_floor()
         threshold = np.maximum(self.impact_min_g, self.impact_factor * 1.5 * np.maximum(recent, floor))
-        found: list[Impact] = []
-        for i in np.flatnonzero(a_mag > threshold).tolist():
-            ti = float(t[i])
-            if ti - self._last_impact_t > self.refractory_s:
-                self._last_impact_t = ti
-                peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
-                self._impacts.append(Impact(ti, peak))
-                found.append(self._impacts[-1])
+        found, self._last_impact_t = self._knocks_over(t, a_mag, threshold, self._last_impact_t)
+        self._impacts.extend(found)
         soft = np.maximum(self.soft_min_g, self.soft_factor * np.maximum(recent, floor))
-        for i in np.flatnonzero(a_mag > soft).tolist():
-            ti = float(t[i])
-            if ti - self._last_soft_t > self.refractory_s:
-                self._last_soft_t = ti
-                peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
-                self._soft.append(Impact(ti, peak))
+        faint, self._last_soft_t = self._knocks_over(t, a_mag, soft, self._last_soft_t)
+        self._soft.extend(faint)
         self._recent_a = joined[-64:]
         return found
+
+    def _knocks_over(
+        self, t: np.ndarray, a_mag: np.ndarray, threshold: np.ndarray, last_t: float
+    ) -> tuple[list[Impact], float]:
+        """The knocks where ``a_mag`` exceeds ``threshold``, at most one per ``refractory_s`` after
+        ``last_t`` (each with its peak over the next 30 ms), and the time of the last one."""
+        out: list[Impact] = []
+        for i in np.flatnonzero(a_mag > threshold).tolist():
+            ti = float(t[i])
+            if ti - last_t > self.refractory_s:
+                last_t = ti
+                peak = float(a_mag[i : i + 1 + int(np.searchsorted(t[i:], ti + 0.03))].max())
+                out.append(Impact(ti, peak))
+        return out, last_t
 
     def _make_windows(self) -> list[ImuWindow]:
         out: list[ImuWindow] = []

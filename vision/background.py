@@ -260,12 +260,6 @@ class BackgroundModel:
         b_, g_, r_ = cv2.split(diff)
         return cv2.max(cv2.max(b_, g_), r_)
 
-    def shadow(self, small_bgr: np.ndarray, region: tuple[int, int, int, int], deep: bool = False) -> np.ndarray:
-        """Shadow pixels inside ``region`` (x, y, w, h) (uint8, 1 = shadow): light shadows only, or with
-        ``deep`` deep ones too (see :meth:`shadow_depth`)."""
-        depth = self.shadow_depth(small_bgr, region)
-        return ((depth == 1) | (deep & (depth == 2))).astype(np.uint8)
-
     def shadow_depth(self, small_bgr: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
         """How each pixel inside ``region`` (x, y, w, h) looks like a shadow (uint8): 0 not at all, 1 a light
         shadow (``DEEP_SHADOW`` to 0.93 of the tray's brightness), 2 a deep one (``DEEPEST_SHADOW`` to
