@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from controller.signal_runs import final_rise_first_crossing
+from controller.signal_runs import final_rise_first_crossing, largest_rise_first_crossing
 from hardware.imu import ImuBatch, ImuGap, ImuSample
 
 
@@ -487,44 +487,56 @@ class ImuFeatureExtractor:
         return out
 
     def rocking_onset(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
-                      gap_s: float = 0.2, hold_s: float = 0.06, low_frac: float = 0.4) -> float | None:
+                      gap_s: float = 0.2, hold_s: float = 0.06, low_frac: float = 0.4,
+                      fit_s: float = 0.3) -> float | None:
         """When the tray started to rock under a wobbling dreidel, in [t0, t1]; None if it did not.
 
         A sleeping dreidel's tip runs round smoothly and hardly turns the tray; a wobbling one chatters
         and rocks it, and the rocking grows with the lean. The rocking is the rotation rate's RMS over
         ``smooth_s`` (power averaged, so that the sensor's own noise, ``gyro_floor``, can be taken out of
         it exactly); its excess over that noise crosses ``level_dps`` at a lean of a few degrees (and the
-        RMS must stand clear of the noise). The chatter is random, so the RMS of a short stretch
-        scatters: ``smooth_s`` is long enough to hold that scatter to a fraction of a degree of lean.
+        RMS must stand clear of the noise).
+
+        The chatter is random, so even averaged over ``smooth_s`` its power scatters by tens of percent,
+        a fraction of a degree of lean: read off a slowly growing wobble, that scatter moves the crossing
+        by a few tenths of a second either way. The lean grows smoothly, so the crossing is dated on the
+        growth fitted through it instead (``fit_s`` > 0): a straight line through the log of the excess
+        power over ``fit_s`` either side of each moment (the power of a growing wobble rises about
+        exponentially, a line in its log, so the fit follows it without lag or lead while it averages
+        the scatter of 2 ``fit_s`` of chatter). ``fit_s`` = 0 reads the averaged power directly.
 
         A wobble grows until the fall, but a slow one hovers about the level for a while first. The onset
         is therefore the first crossing of ``level_dps`` within the final rise, the last run over
         ``low_frac`` of the level that lasts into ``t1`` (dips shorter than ``gap_s`` ignored: a lean that
         precesses through the level and back is one wobble); an earlier blip that died down is not it.
-        Without such a rise, the first crossing that holds ``hold_s``.
+        Without such a rise (the window runs on into the quiet after the fall), the first crossing in the
+        rise that stayed over the level longest (at least ``hold_s``).
         """
         wins = self.windows_between(t0, t1)
         if len(wins) < 10:
             return None
         ts = np.array([w.t for w in wins])
         raw = np.array([w.gyro for w in wins])
-        g = np.sqrt(smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s)))))
+        g2 = smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s))))
         floor = self.gyro_floor()
-        excess = np.sqrt(np.maximum(g * g - floor * floor, 0.0))
+        power = g2 - floor * floor  # the rocking's own power: the sensor's noise taken out
         # and clearly out of the noise, for a noisy gyro whose floor is near the level itself
-        above = (excess > level_dps) & (g > 1.6 * floor)
-        near = excess > low_frac * level_dps
+        clear = g2 > (1.6 * floor) ** 2
+        if fit_s > 0:
+            # below a quarter of the level the excess is mostly the noise's scatter: clamp it there, so
+            # that the fit near a rise is not pulled about by the log of nearly nothing
+            log_p = np.log(np.maximum(power, (0.25 * level_dps) ** 2))
+            power = np.exp(local_linear(ts, log_p, max(1, int(round(fit_s / self.hop_s)))))
+        above = (power > level_dps * level_dps) & clear
+        near = power > (low_frac * level_dps) ** 2
         gap = max(2, int(round(gap_s / self.hop_s)))
         final = final_rise_first_crossing(above, near, ts, gap)
         if final is not None:
             return final
+        # the window ran on past the fall (the camera dated it late): the wobble is then the rise that
+        # stayed over the level longest, not the first that held (the release knock's ring)
         hold = max(2, int(round(hold_s / self.hop_s)))
-        run = 0
-        for k in range(above.size):
-            run = run + 1 if above[k] else 0
-            if run >= hold:
-                return float(ts[k - run + 1])
-        return None
+        return largest_rise_first_crossing(above, near, ts, gap, min_high=hold)
 
     def rocking_end(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
                     gap_s: float = 0.1) -> float | None:
@@ -637,6 +649,35 @@ def smooth(x: np.ndarray, n: int) -> np.ndarray:
     num = np.convolve(x, k, mode="same")
     den = np.convolve(np.ones_like(x, dtype=np.float64), k, mode="same")
     return np.asarray(num / den)
+
+
+def local_linear(ts: np.ndarray, x: np.ndarray, half: int) -> np.ndarray:
+    """``x(ts)`` smoothed by a straight line fitted through the ``half`` points either side of each point.
+
+    Unlike a moving average, a local line follows a steady trend without bias (a rise is neither
+    delayed nor blunted by it) while it averages the scatter about the trend. Near the ends, where
+    fewer points are on one side, the line uses the points there are.
+    """
+    n = x.size
+    if n == 0 or half < 1:
+        return x.astype(np.float64)
+    if ts.shape != x.shape:
+        raise ValueError("ts and x must have the same shape")
+    dt = ts - ts[0]  # centred on the first point, so the sums stay well conditioned
+
+    def window_sums(v: np.ndarray) -> np.ndarray:
+        c = np.concatenate([[0.0], np.cumsum(v)])
+        return np.asarray(c[hi] - c[lo])
+
+    i = np.arange(n)
+    lo, hi = np.maximum(i - half, 0), np.minimum(i + half + 1, n)
+    s0 = (hi - lo).astype(np.float64)
+    s1, s2 = window_sums(dt), window_sums(dt * dt)
+    sx, sxt = window_sums(x), window_sums(dt * x)
+    den = s0 * s2 - s1 * s1
+    ok = den > 1e-12 * np.maximum(s0 * s2, 1e-300)
+    slope = np.where(ok, (s0 * sxt - s1 * sx) / np.where(ok, den, 1.0), 0.0)
+    return np.asarray((sx - slope * s1) / s0 + slope * dt)
 
 
 def rise_onset(ts: np.ndarray, x: np.ndarray, min_rise: float, smooth_n: int = 5) -> float | None:

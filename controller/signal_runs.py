@@ -48,3 +48,29 @@ def final_rise_first_crossing(high: np.ndarray, low: np.ndarray, ts: np.ndarray,
     if hits.size == 0:
         return None
     return float(ts[i0 + int(hits[0])])
+
+
+def largest_rise_first_crossing(high: np.ndarray, low: np.ndarray, ts: np.ndarray, gap: int,
+                                min_high: int = 1) -> float | None:
+    """When the run that spent longest over the high level first reached it (hysteresis, as above).
+
+    For a signal that does not end high (a window that runs on past the event, into the quiet after it):
+    the runs of ``low`` (dips shorter than ``gap`` ignored) are candidates, and the one with the most
+    ``high`` samples wins (the latest on a tie). A wobble rocks the tray for the best part of a second
+    up to the fall; a knock's ring is over within a fraction of one, so it loses to the wobble however
+    early it came. Runs with fewer than ``min_high`` high samples do not count. None without any.
+    """
+    if high.shape != low.shape or high.shape != ts.shape:
+        raise ValueError("high, low and ts must be arrays of the same length")
+    idx = np.flatnonzero(low | high)
+    if idx.size == 0:
+        return None
+    breaks = np.flatnonzero(np.diff(idx) > gap)
+    starts = np.concatenate([[idx[0]], idx[breaks + 1]])
+    ends = np.concatenate([idx[breaks], [idx[-1]]])
+    best: tuple[int, int] | None = None  # (high samples, index of the first)
+    for a, b in zip(starts.tolist(), ends.tolist(), strict=True):
+        n_high = int(high[a : b + 1].sum())
+        if n_high >= max(min_high, 1) and (best is None or n_high >= best[0]):
+            best = (n_high, a + int(np.argmax(high[a : b + 1])))
+    return float(ts[best[1]]) if best is not None else None

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.imu_features import ImuFeatureExtractor, hinge_onset
+from controller.imu_features import ImuFeatureExtractor, hinge_onset, local_linear
 from hardware.imu import ImuBatch, ImuGap, ImuSample
 
 
@@ -171,3 +172,32 @@ def test_a_push_is_a_bump_and_a_knock_is_not() -> None:
     assert len(bumps) == 1
     assert abs(bumps[0].t - 2.5) < 0.06 and bumps[0].peak_g > 0.035
     assert [round(i.t, 2) for i in ex.impacts_between(0.5, 3.5)] == [1.0]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    slope=st.floats(-5.0, 5.0),
+    icpt=st.floats(-3.0, 3.0),
+    half=st.integers(1, 40),
+    n=st.integers(2, 300),
+)
+def test_local_linear_follows_a_straight_line_exactly(slope: float, icpt: float, half: int, n: int) -> None:
+    """A line is its own local fit, at the ends too: the fit neither lags nor blunts a steady trend."""
+    ts = 10.0 + 0.01 * np.arange(n)
+    x = icpt + slope * (ts - 10.0)
+    np.testing.assert_allclose(local_linear(ts, x, half), x, atol=1e-7)
+
+
+def test_local_linear_averages_the_scatter_about_a_trend() -> None:
+    rng = np.random.default_rng(4)
+    ts = np.arange(0.0, 6.0, 0.01)
+    trend = 0.5 * np.exp(0.6 * ts)
+    noisy = trend + rng.normal(0.0, 0.3, ts.size)
+    fit = local_linear(ts, noisy, 30)
+    inner = slice(30, -30)
+    # 61 points averaged: the scatter falls by about sqrt(61 / 4) (a line has two parameters)
+    assert np.std((fit - trend)[inner]) < 0.3 / 3.0
+    # and the curvature's bias stays small against it
+    assert abs(float(np.mean((fit - trend)[inner]))) < 0.05
+    with pytest.raises(ValueError, match="same shape"):
+        local_linear(ts[:-1], noisy, 3)

@@ -60,35 +60,69 @@ def spin_trace(traj: SpinTrajectory, seed: int, rate_hz: float = 833.0,
     return trace(model, comps, RELEASE + traj.rest_t + 1.0)
 
 
-def onset_error(traj: SpinTrajectory, arr: np.ndarray) -> float:
+def slow_wobble(seed: int, t_on: float = 3.0, efold_s: float = 1.1, nutation_deg: float = 0.0) -> SpinTrajectory:
+    """Sleeps at ~1.5 degrees, then leans over exponentially (e-folding every ``efold_s``) through 6 degrees
+    at ``t_on``: with 1.1 s it lingers near the level as long as the slowest wobbles of the twin's tuning
+    spins. ``nutation_deg``: the lean also nods at 5 Hz by that much, as the twin's tops do."""
+    t = np.arange(0.0, t_on + 6.0, DT)
+    sleep = 1.5 + 0.3 * np.sin(2 * math.pi * 0.7 * t)
+    tilt = np.maximum(sleep, 6.0 * np.exp((t - t_on) / efold_s))
+    tilt = tilt + nutation_deg * np.sin(2 * math.pi * 5.0 * t + seed) * np.clip(tilt / 6.0, 0.0, 1.0)
+    return trajectory(np.minimum(tilt, 45.0), t, seed)
+
+
+def onset_error(traj: SpinTrajectory, arr: np.ndarray, **kw: float) -> float:
     ex = ImuFeatureExtractor()
     ex.feed_array(arr)
     # the judge's window: from just after the release knock to just after the fall
-    onset = ex.rocking_onset(RELEASE + 0.13, RELEASE + traj.fall_t + 0.1)
+    onset = ex.rocking_onset(RELEASE + 0.13, RELEASE + traj.fall_t + 0.1, **kw)
     assert onset is not None and traj.wobble_t is not None
     return onset - (RELEASE + traj.wobble_t)
 
 
-def test_a_hovering_wobble_is_dated_from_its_first_crossing() -> None:
-    """The lean reaches 6 degrees, precesses back under it for 0.35 s, then runs away: the onset is the
-    first crossing (the rule's), not the runaway's, which is ~0.5 s later."""
+def test_a_slow_wobble_is_dated_by_its_fitted_growth() -> None:
+    """A lean creeping through 6 degrees: the chatter's power, even averaged over 0.2 s, scatters by tens
+    of percent, which moves its crossing of the level by a tenth of a second either way; the growth fitted
+    through it crosses within a few hundredths (half the scatter of reading the averaged power)."""
+    fitted, read = [], []
+    for seed in range(12):
+        traj = slow_wobble(seed)
+        arr = spin_trace(traj, seed)
+        fitted.append(onset_error(traj, arr))
+        read.append(onset_error(traj, arr, fit_s=0.0))
+    e_fit, e_read = np.abs(fitted), np.abs(read)
+    assert np.median(e_fit) <= 0.04, fitted
+    assert int((e_fit > 0.1).sum()) <= 1, fitted
+    assert np.median(e_fit) <= 0.7 * np.median(e_read), (fitted, read)
+
+
+def test_a_nodding_slow_wobble_is_dated_near_its_first_crossing() -> None:
+    """The lean also nods by half a degree at 5 Hz (the twin's tops do): the rule's onset is the first nod
+    that reaches 6 degrees, a little before the growth itself does; the fit dates it within 0.05 s."""
+    errors = np.array([onset_error(traj, spin_trace(traj, seed)) for seed in range(12)
+                       for traj in [slow_wobble(seed, efold_s=0.7, nutation_deg=0.45)]])
+    assert np.median(np.abs(errors)) <= 0.05, errors
+    assert np.all(np.abs(errors) <= 0.15), errors
+
+
+def test_a_hovering_wobble_is_dated_within_its_first_crossing() -> None:
+    """The lean reaches 6 degrees, precesses back under it (4.8) for 0.35 s, then runs away: the onset is
+    dated in that first excursion (the rule's first crossing), not at the runaway's crossing ~0.55 s
+    later. The fitted growth blunts so short an excursion, so it comes a tenth of a second late (the tuning
+    spins' lean does not swing that far that slowly; they favour the fit)."""
     errors = np.array([onset_error(traj, spin_trace(traj, seed)) for seed in range(8) for traj in [hovering_wobble(seed)]])
-    # the chatter is random: its RMS over 0.2 s scatters by a fraction of a degree of lean
-    assert np.median(np.abs(errors)) <= 0.06, errors
-    assert int((np.abs(errors) <= 0.12).sum()) >= 7, errors
-    assert np.all(np.abs(errors) <= 0.2), errors
-    assert np.all(np.abs(errors) <= 0.2), errors
+    assert np.median(np.abs(errors)) <= 0.15, errors
+    assert np.all(np.abs(errors) <= 0.3), errors
 
 
 @pytest.mark.parametrize("rate_hz", [416.0, 1000.0])
-def test_a_hovering_wobble_at_other_sample_rates(rate_hz: float) -> None:
+def test_a_slow_wobble_at_other_sample_rates(rate_hz: float) -> None:
     """416 and 1000 Hz (the rates altsim's tables use besides 833): the same onset (416 Hz, fewer samples
     per window, scatters a little more)."""
     errors = np.array([onset_error(traj, spin_trace(traj, seed, rate_hz)) for seed in range(8)
-                       for traj in [hovering_wobble(seed)]])
+                       for traj in [slow_wobble(seed)]])
     assert np.median(np.abs(errors)) <= 0.07, errors
-    assert int((np.abs(errors) <= 0.12).sum()) >= 7, errors
-    assert np.all(np.abs(errors) <= 0.2), errors
+    assert np.all(np.abs(errors) <= 0.15), errors
 
 
 def test_a_push_of_the_tray_while_it_sleeps_is_not_the_onset() -> None:
@@ -160,3 +194,22 @@ def test_rocking_ends_with_the_spin_not_with_a_later_bump() -> None:
     assert ex.rocking_end(t_bump - 0.1, t_bump + 0.5) is not None  # the bump did rock the tray
     end = ex.rocking_end(RELEASE + 0.2, t_bump + 0.5)
     assert end is not None and RELEASE + traj.fall_t - 0.1 <= end <= RELEASE + traj.land_t + 0.3
+
+
+def test_a_window_past_the_fall_still_finds_the_wobble_not_an_early_knock() -> None:
+    """When the camera dates the fall late (a dreidel that slid out of the tray), the window runs on into
+    the quiet after the fall, so no rise lasts to its end; a knock ringing at its start (a bounce of the
+    release) must not be taken for the onset: the wobble rocked the tray far longer."""
+    errors = []
+    for seed in range(6):
+        traj = slow_wobble(seed, efold_s=0.5)
+        model = ImuModel(seed, 833.0)
+        knock = model.impact(RELEASE + 0.1, 0.3, np.random.default_rng(seed + 50))
+        arr = spin_trace(traj, seed, extra=[knock])
+        quiet = trace(model, [], RELEASE + traj.rest_t + 4.0)[arr.shape[0] :]
+        ex = ImuFeatureExtractor()
+        ex.feed_array(np.vstack([arr, quiet]))
+        onset = ex.rocking_onset(RELEASE + 0.13, RELEASE + traj.rest_t + 3.0)
+        assert onset is not None and traj.wobble_t is not None
+        errors.append(onset - (RELEASE + traj.wobble_t))
+    assert np.all(np.abs(errors) <= 0.1), errors

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.signal_runs import final_rise_first_crossing, final_run_start
+from controller.signal_runs import final_rise_first_crossing, final_run_start, largest_rise_first_crossing
 
 
 def levels(x: np.ndarray, high: float, low: float) -> tuple[np.ndarray, np.ndarray]:
@@ -76,3 +76,50 @@ def test_onset_is_the_first_crossing_of_a_rise_with_short_dips(knee: float, slop
         assert onset is None
     else:
         assert onset == pytest.approx(float(ts[first[0]]))
+
+
+def test_the_largest_rise_wins_over_an_earlier_short_one() -> None:
+    """A window that runs on into the quiet after the fall: a knock's short ring at its start, the wobble's
+    long rise (with a dip) later, then quiet. The wobble's first crossing is the onset, not the knock's."""
+    ts = np.arange(0.0, 8.0, 0.01)
+    x = np.full(ts.size, 0.1)
+    x[ts < 0.15] = 2.0  # the release knock's ring
+    rise = (ts >= 5.0) & (ts < 6.2)
+    x[rise] = 0.6 + 2.0 * (ts[rise] - 5.0)
+    x[(ts >= 5.5) & (ts < 5.55)] = 0.3  # a short dip under the low level: the same rise
+    hi, lo = levels(x, 1.0, 0.5)
+    assert final_rise_first_crossing(hi, lo, ts, gap=10) is None  # nothing lasts to the end
+    onset = largest_rise_first_crossing(hi, lo, ts, gap=10)
+    assert onset == pytest.approx(float(ts[np.flatnonzero(rise & (x > 1.0))[0]]))
+    # with a longer knock than any rise, the knock wins; runs under min_high never count
+    assert largest_rise_first_crossing(hi, lo, ts, gap=10, min_high=500) is None
+
+
+def test_no_rise_over_the_level_has_no_largest_rise() -> None:
+    ts = np.arange(0.0, 2.0, 0.01)
+    x = np.where(ts > 1.0, 0.7, 0.1)
+    hi, lo = levels(x, 1.0, 0.5)
+    assert largest_rise_first_crossing(hi, lo, ts, gap=5) is None
+    with pytest.raises(ValueError, match="same length"):
+        largest_rise_first_crossing(hi, lo[:-1], ts, gap=5)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    knee=st.floats(0.5, 3.0),
+    slope=st.floats(1.0, 5.0),
+    quiet_after=st.floats(0.0, 2.0),
+)
+def test_a_rise_that_ends_before_the_window_is_still_found(knee: float, slope: float, quiet_after: float) -> None:
+    """However long the quiet after a rise, its first crossing is found, and it agrees with the final
+    rise's when the rise lasts to the end."""
+    ts = np.arange(0.0, 6.0, 0.01)
+    stop = min(knee + 1.5 + quiet_after, 6.0)
+    x = np.where((ts > knee) & (ts < stop), (ts - knee) * slope, 0.0)
+    hi, lo = levels(x, 1.0, 0.5)
+    first = np.flatnonzero(x > 1.0)
+    onset = largest_rise_first_crossing(hi, lo, ts, gap=10)
+    assert onset == pytest.approx(float(ts[first[0]]))
+    final = final_rise_first_crossing(hi, lo, ts, gap=10)
+    if final is not None:
+        assert final == pytest.approx(onset)
