@@ -41,7 +41,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from controller.imu_features import ImuFeatureExtractor, smooth  # noqa: E402
+from controller.imu_features import ImuFeatureExtractor, local_linear, smooth  # noqa: E402
 
 #: twin tuning recordings (eval_judge.py's caches): 52001-52008 and 53001-53008 (earlier sessions'
 #: held-out sets, studied since) and the tune set's own 11-13, 9001-9008
@@ -299,13 +299,19 @@ def plot_spin(path: Path, ex: ImuFeatureExtractor, row: dict[str, Any]) -> None:
             return bot - (v - lo) / (hi - lo) * (bot - top)
 
         d.rectangle([50, top, w_ - 20, bot], outline="gray")
-        d.text((55, top + 2), f"{label}  floor {floor:.4f}", fill="black")
+        d.text((55, top + 2), f"{label}  floor {floor:.4f}" + ("  red: 0.2 s power average, purple: fitted growth"
+                                                              if label.startswith("gyro") else ""), fill="black")
         pts = [(x(float(t)), y(float(v))) for t, v in zip(ts, lv, strict=True)]
         d.line(pts, fill="blue", width=1)
         if label.startswith("gyro"):
             # what rocking_onset compares: the power-averaged RMS, against the level over the noise
-            sm = np.log10(np.maximum(np.sqrt(smooth(vals * vals, 20)), 1e-5))
+            p2 = smooth(vals * vals, 20)
+            sm = np.log10(np.maximum(np.sqrt(p2), 1e-5))
             d.line([(x(float(t)), y(float(v))) for t, v in zip(ts, sm, strict=True)], fill="red", width=2)
+            # and the growth fitted through its log (rocking_onset's fit_s = 0.3 s), noise added back
+            fit = np.exp(local_linear(ts, np.log(np.maximum(p2 - floor * floor, 0.05**2)), 30))
+            fl = np.log10(np.sqrt(fit + floor * floor))
+            d.line([(x(float(t)), y(float(v))) for t, v in zip(ts, fl, strict=True)], fill="purple", width=2)
             for lev, colour in ((0.2, "red"), (0.1, "orange")):
                 yl = y(0.5 * math.log10(lev * lev + floor * floor))
                 d.line([(50, yl), (w_ - 20, yl)], fill=colour)
