@@ -30,6 +30,7 @@ import json
 import math
 import sys
 import time
+from dataclasses import replace
 from multiprocessing import Pool
 from pathlib import Path
 
@@ -51,6 +52,7 @@ from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     CLASSES,
     DEFAULT_MODEL,
+    LETTER_THRESHOLD_FLOOR,
     LETTERS,
     MIN_CONTRAST,
     NONE_CLASS,
@@ -387,6 +389,25 @@ def nll(probs: list[np.ndarray], labels: list[int]) -> float:
     return float(-np.mean([np.log(p[y] + 1e-12) for p, y in zip(probs, labels, strict=True)]))
 
 
+def fit_letter_thresholds(conf: np.ndarray, best: np.ndarray, right: np.ndarray, threshold: float
+                          ) -> tuple[float, ...]:
+    """Each letter's own threshold: the lowest, from ``LETTER_THRESHOLD_FLOOR`` up to the global
+    ``threshold``, at which the faces read as that letter pass the global rule (>= 99.8% right, and >= 99%
+    within 0.05 above it) with no wrong read at all among them: a letter the network never mistakes
+    (on the held-out fonts) need not wait for the cap, a letter it does mistake keeps the global one."""
+    out = []
+    for i in range(len(LETTERS)):
+        chosen = threshold
+        for t in np.linspace(LETTER_THRESHOLD_FLOOR, threshold, 11):
+            kept = (best == i) & (conf >= t)
+            edge = kept & (conf < t + 0.05)
+            if kept.sum() >= 50 and right[kept].all() and (edge.sum() < 5 or right[edge].mean() >= 0.99):
+                chosen = float(round(t, 4))
+                break
+        out.append(chosen)
+    return tuple(out)
+
+
 def calibrate(model: LetterModel, val: list[Sample], max_threshold: float) -> tuple[Calibration, dict[str, object]]:
     """Temperature, threshold and enrollment weights fitted on the held-out fonts' stills."""
     from vision.features import FaceInput
@@ -418,6 +439,9 @@ def calibrate(model: LetterModel, val: list[Sample], max_threshold: float) -> tu
         if kept.any() and right[kept].mean() >= 0.998 and (edge.sum() < 5 or right[edge].mean() >= 0.99):
             threshold = float(t)
             break
+    letter_thresholds = fit_letter_thresholds(conf, np.array([int(np.argmax(p)) for p in ps]), right, threshold)
+    print("per-letter thresholds: " + ", ".join(f"{x.value} {t:.2f}" for x, t in zip(LETTERS, letter_thresholds, strict=True)),
+          flush=True)
     print(f"held-out fonts: top-1 {right.mean():.4f}, temperature {temperature:.2f}; threshold {threshold:.2f} "
           f"reads {np.mean(conf >= threshold):.4f} of stills, {right[conf >= threshold].mean():.4f} of them right",
           flush=True)
@@ -482,7 +506,7 @@ def calibrate(model: LetterModel, val: list[Sample], max_threshold: float) -> tu
     report = {"held_out_top1": round(float(right.mean()), 4), "held_out_read": round(float(np.mean(conf >= threshold)), 4),
               "held_out_read_right": round(float(right[conf >= threshold].mean()), 4), "reliability": table,
               "held_out_generic": [round(v, 4) for v in g], "held_out_taught": [round(v, 4) for v in e]}
-    return Calibration(temperature, threshold, weight, t2, EMBEDDING), report
+    return Calibration(temperature, threshold, weight, t2, EMBEDDING, letter_thresholds=letter_thresholds), report
 
 
 def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str], t0: float) -> None:
@@ -499,8 +523,7 @@ def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str
         side.write_text(json.dumps(old, indent=1) + "\n")  # leave the old, working calibration in place
         raise
     meta = {**old.get("meta", {}), **report, "recalibrated": True}
-    final = Calibration(calibration.temperature, calibration.threshold, calibration.enroll_weight,
-                        calibration.enroll_temperature, calibration.embedding, meta)
+    final = replace(calibration, meta=meta)
     side.write_text(json.dumps(final.to_json(), indent=1) + "\n")
     print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
 
@@ -606,8 +629,7 @@ def main() -> None:
         "train_fonts": [Path(f).name for f in train_fonts], "held_out_fonts": [Path(f).name for f in held],
         "letters": [letter.value for letter in Letter], **report,
     }
-    calibration = Calibration(calibration.temperature, calibration.threshold, calibration.enroll_weight,
-                              calibration.enroll_temperature, calibration.embedding, meta)
+    calibration = replace(calibration, meta=meta)
     side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
     print(f"wrote {args.out} and {side} in {time.time() - t0:.0f} s", flush=True)
 

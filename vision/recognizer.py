@@ -16,9 +16,24 @@ network's embedding (its penultimate layer); the cosine similarity of the query 
 orientation) to each letter's nearest prototype is added to the generic logits with a weight and a
 temperature fitted by the build script.
 
-A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, or
-the calibrated probability of the best letter is below the model's threshold: the judge then asks
-a human. ``read`` keeps no state between calls and may be called from several threads at once.
+A taught recognizer also asks the generic model: when the generic model reads one letter clearly and the
+taught one leans to another, the face is unreadable (two witnesses disagree).
+
+Nun and Gimel differ by Gimel's foot, a pixel or two on a small face seen from above, and every wrong
+letter the benches ever saw was one read as the other, some at 0.97-0.999. A Nun or Gimel read must
+therefore be *steady*: the face is cut again by six outlines nudged by a small fraction of its side
+(``nudged_quads``, as far as a pose finder's outline wanders between frames), every cut must name the
+same letter, and the letter's confidence averaged over the seven cuts must still reach the threshold. A
+foot that is really there survives a nudge; a foot guessed from a pixel of shading does not.
+
+The threshold is per letter (``Calibration.letter_thresholds``, fitted like the global one on the
+held-out fonts, never below ``LETTER_THRESHOLD_FLOOR``): on those fonts every Hey, Shin and Pe read at 0.9
+or more was right, while wrong letters (all of them Nun and Gimel) reached 0.999.
+
+A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, the
+calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not steady: the
+judge then asks a human. ``read`` keeps no state between calls and may be called from
+several threads at once.
 """
 
 from __future__ import annotations
@@ -46,10 +61,69 @@ CLASSES = NONE_CLASS + 1
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "letters.onnx"
 #: below this contrast (Lab units) the face shows no letter worth reading
 MIN_CONTRAST = 6.0
+#: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
+#: of one of them must be steady under nudges of the face's outline
+CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
+#: how far the outline is nudged for the steadiness check: a shift by this fraction of the face's side
+NUDGE_SHIFT = 0.04
+#: ... and a scaling about its centre by 1 +/- this
+NUDGE_SCALE = 0.06
+
+
+def nudged_quads(quad: np.ndarray, shift: float = NUDGE_SHIFT, scale: float = NUDGE_SCALE) -> list[np.ndarray]:
+    """The face ``quad`` moved left, right, up and down by ``shift`` of its side, and grown and shrunk by
+    ``scale`` about its centre (six outlines a pose finder could as well have returned)."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    c = q.mean(axis=0)
+    d = shift * float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    moves = [(d, 0.0, 1.0), (-d, 0.0, 1.0), (0.0, d, 1.0), (0.0, -d, 1.0), (0.0, 0.0, 1 + scale), (0.0, 0.0, 1 - scale)]
+    return [(q - c) * k + c + (dx, dy) for dx, dy, k in moves]
+
+
+@dataclass(frozen=True)
+class FaceScores:
+    """One model's calibrated reading of one face: p(letter | a letter) (5,), p(no letter), p(orientation) (4,)."""
+
+    p_letter: np.ndarray
+    p_none: float
+    p_orient: np.ndarray
+
+    @property
+    def confidence(self) -> np.ndarray:
+        """Each letter's probability times the probability that the face shows a letter at all (5,)."""
+        return self.p_letter * (1.0 - self.p_none)
+
+
+@dataclass(frozen=True)
+class FaceDecision:
+    """What one face says: the best letter's index, its confidence, the scores reported, and whether the
+    taught and the generic model disagree (the generic one read another letter clearly)."""
+
+    best: int
+    confidence: float
+    scores: FaceScores
+    conflict: bool = False
 
 
 class ModelError(RuntimeError):
     """The letter model file is missing or malformed; rebuild it with scripts/build_letter_model.py."""
+
+
+#: no letter's own threshold is below this, whatever the calibration fonts allow (an unseen renderer or
+#: camera is read less surely than unseen fonts)
+LETTER_THRESHOLD_FLOOR = 0.9
+
+
+def _letter_thresholds(raw: object) -> tuple[float, ...] | None:
+    """``letter_thresholds`` of letters.json (``{"hey": 0.9, ...}``, every letter) as a tuple in ``LETTERS`` order."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or {Letter.parse(str(k)) for k in raw} != set(LETTERS):
+        raise ValueError("letter_thresholds must give a threshold for each of " + ", ".join(x.value for x in LETTERS))
+    by = {Letter.parse(str(k)): float(v) for k, v in raw.items()}
+    if any(not LETTER_THRESHOLD_FLOOR <= v <= 1.0 for v in by.values()):
+        raise ValueError(f"letter_thresholds must lie in [{LETTER_THRESHOLD_FLOOR}, 1]")
+    return tuple(by[x] for x in LETTERS)
 
 
 @dataclass(frozen=True)
@@ -85,11 +159,20 @@ class Calibration:
     enroll_temperature: float
     embedding: int
     meta: dict[str, object] = field(default_factory=dict)
+    #: per letter (in ``LETTERS`` order), the probability below which that letter is not read; None: ``threshold``
+    letter_thresholds: tuple[float, ...] | None = None
+
+    def threshold_of(self, index: int) -> float:
+        """The threshold of the letter ``LETTERS[index]``."""
+        return self.threshold if self.letter_thresholds is None else self.letter_thresholds[index]
 
     def to_json(self) -> dict[str, object]:
         """The sidecar file's content."""
-        return {"temperature": self.temperature, "threshold": self.threshold, "enroll_weight": self.enroll_weight,
-                "enroll_temperature": self.enroll_temperature, "embedding": self.embedding, "meta": self.meta}
+        out: dict[str, object] = {"temperature": self.temperature, "threshold": self.threshold}
+        if self.letter_thresholds is not None:
+            out["letter_thresholds"] = {letter.value: t for letter, t in zip(LETTERS, self.letter_thresholds, strict=True)}
+        return {**out, "enroll_weight": self.enroll_weight, "enroll_temperature": self.enroll_temperature,
+                "embedding": self.embedding, "meta": self.meta}
 
 
 class LetterModel:
@@ -129,6 +212,7 @@ class LetterModel:
                 temperature=float(raw["temperature"]), threshold=float(raw["threshold"]),
                 enroll_weight=float(raw["enroll_weight"]), enroll_temperature=float(raw["enroll_temperature"]),
                 embedding=int(raw["embedding"]), meta=dict(raw.get("meta", {})),
+                letter_thresholds=_letter_thresholds(raw.get("letter_thresholds")),
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"letter model calibration {side} is malformed ({exc}): rebuild it with "
@@ -162,8 +246,16 @@ class LetterModel:
     def score(self, face: FaceInput) -> tuple[np.ndarray, float, np.ndarray]:
         """Test-time-rotated scores of one face: letter logits (5 x 4), the no-letter logit, and the
         L2-normalized embeddings (4 x E) of the face turned 0-3 quarter turns counter-clockwise."""
-        out = self.forward(rotations(face.tensor))
-        return tta_logits(out[:, :CLASSES]), float(out[:, NONE_CLASS].mean()), normalize_rows(out[:, CLASSES:])
+        return self.score_many([face])[0]
+
+    def score_many(self, faces: Sequence[FaceInput]) -> list[tuple[np.ndarray, float, np.ndarray]]:
+        """``score`` for several faces in one network call (one batch of 4 quarter turns per face)."""
+        out = self.forward(np.concatenate([rotations(face.tensor) for face in faces]))
+        got = []
+        for k in range(len(faces)):
+            o = out[4 * k:4 * k + 4]
+            got.append((tta_logits(o[:, :CLASSES]), float(o[:, NONE_CLASS].mean()), normalize_rows(o[:, CLASSES:])))
+        return got
 
 
 def normalize_rows(a: np.ndarray) -> np.ndarray:
@@ -234,6 +326,10 @@ class LetterRecognizer:
         self.protos = protos if protos is not None else np.zeros((0, width))
         self.proto_letters = proto_letters if proto_letters is not None else np.zeros(0, np.int64)
         self.threshold = model.threshold if threshold is None else float(threshold)
+        cal = model.calibration
+        #: each letter's threshold (a threshold given here applies to every letter)
+        self.letter_thresholds = tuple(
+            self.threshold if threshold is not None else cal.threshold_of(i) for i in range(len(LETTERS)))
 
     @classmethod
     def default(cls) -> LetterRecognizer:
@@ -277,7 +373,9 @@ class LetterRecognizer:
                 continue
             protos.append(emb)
             labels.append(np.array([idx]))
-        return LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold), skipped
+        taught = LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold)
+        taught.letter_thresholds = self.letter_thresholds
+        return taught, skipped
 
     def _prototype(self, label: str, letter: Letter | str, image: np.ndarray) -> tuple[np.ndarray, int]:
         """The upright embedding (1, D) of the taught still ``label`` and its letter's index."""
@@ -333,15 +431,53 @@ class LetterRecognizer:
         return taught
 
     def read_face(self, face: FaceInput, pose_confidence: float) -> tuple[np.ndarray, float, np.ndarray]:
-        """Calibrated p(letter | a letter) (5,), p(no letter) and p(orientation) (4,) for one face."""
+        """Calibrated p(letter | a letter) (5,), p(no letter) and p(orientation) (4,) for one face (the
+        taught model's when taught)."""
+        generic, taught = self._face_scores([face], pose_confidence)[0]
+        got = taught if taught is not None else generic
+        return got.p_letter, got.p_none, got.p_orient
+
+    def _face_scores(self, faces: Sequence[FaceInput], pose_confidence: float
+                     ) -> list[tuple[FaceScores, FaceScores | None]]:
+        """The generic and (when taught) the taught reading of each face, in one network call."""
         cal = self.model.calibration
-        z, z_none, emb = self.model.score(face)
-        z, z_none = z / cal.temperature, z_none / cal.temperature
-        if self.enrolled:
-            sim = enrolled_similarity(emb, self.protos, self.proto_letters)
-            z = (z + cal.enroll_weight * sim) / cal.enroll_temperature
-            z_none = z_none / cal.enroll_temperature
-        return posterior(z, z_none, orientation_prior(pose_confidence))
+        prior = orientation_prior(pose_confidence)
+        out: list[tuple[FaceScores, FaceScores | None]] = []
+        for z, z_none, emb in self.model.score_many(faces):
+            z, z_none = z / cal.temperature, z_none / cal.temperature
+            generic = FaceScores(*posterior(z, z_none, prior))
+            taught = None
+            if self.enrolled:
+                sim = enrolled_similarity(emb, self.protos, self.proto_letters)
+                taught = FaceScores(*posterior((z + cal.enroll_weight * sim) / cal.enroll_temperature,
+                                               z_none / cal.enroll_temperature, prior))
+            out.append((generic, taught))
+        return out
+
+    def _decide(self, generic: FaceScores, taught: FaceScores | None) -> FaceDecision:
+        """One face's letter: the taught reading when taught (vetoed when the generic model clearly reads
+        another letter), else the generic one."""
+        g_conf = generic.confidence
+        g_best = int(np.argmax(g_conf))
+        if taught is None:
+            return FaceDecision(g_best, float(g_conf[g_best]), generic)
+        t_conf = taught.confidence
+        t_best = int(np.argmax(t_conf))
+        conflict = t_best != g_best and bool(g_conf[g_best] >= self.letter_thresholds[g_best])
+        return FaceDecision(t_best, float(t_conf[t_best]), taught, conflict=conflict)
+
+    def steadiness(self, image_bgr: np.ndarray, quad: np.ndarray, best: int, confidence: float,
+                   pose_confidence: float) -> float:
+        """Letter ``best``'s confidence averaged over the face cut by ``quad`` (read at ``confidence``) and
+        by its six nudged outlines; 0 when a nudged cut names another letter best."""
+        faces = [face_input(image_bgr, q) for q in nudged_quads(quad)]
+        total = confidence
+        for generic, taught in self._face_scores(faces, pose_confidence):
+            d = self._decide(generic, taught)
+            if d.best != best or d.conflict:
+                return 0.0
+            total += d.confidence
+        return total / (len(faces) + 1)
 
     def read(self, image_bgr: np.ndarray, pose: RestPose | None = None,
              background_bgr: np.ndarray | None = None) -> LetterReading:
@@ -354,13 +490,20 @@ class LetterRecognizer:
         face = face_input(image_bgr, pose.face_quad)
         if face.contrast < MIN_CONTRAST:
             return LetterReading(None, 0.0, uniform, pose, reason="the face shows no letter")
-        p_letter, p_none, p_orient = self.read_face(face, pose.confidence)
-        best = int(np.argmax(p_letter))
-        confidence = float(p_letter[best] * (1.0 - p_none))
-        scores = {letter: float(p) for letter, p in zip(LETTERS, p_letter, strict=True)}
-        if p_orient[2] > 0.8 and p_none < 0.5:  # the letter stands on its head: tip and handle were swapped
+        decision = self._decide(*self._face_scores([face], pose.confidence)[0])
+        best, confidence, got = decision.best, decision.confidence, decision.scores
+        scores = {letter: float(p) for letter, p in zip(LETTERS, got.p_letter, strict=True)}
+        quad = pose.face_quad
+        if got.p_orient[2] > 0.8 and got.p_none < 0.5:  # the letter stands on its head: tip and handle were swapped
             pose = pose.flipped()
-        if confidence < self.threshold:
-            reason = "no letter on the face" if p_none > 0.5 else "not sure enough"
+        if decision.conflict:
+            return LetterReading(None, confidence, scores, pose,
+                                 reason="the taught and the generic model read different letters")
+        threshold = self.letter_thresholds[best]
+        if confidence < threshold:
+            reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
             return LetterReading(None, confidence, scores, pose, reason=reason)
+        if LETTERS[best] in CONFUSABLE and self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
+            return LetterReading(None, confidence, scores, pose,
+                                 reason="Nun or Gimel, but not steady when the face's outline is nudged")
         return LetterReading(LETTERS[best], confidence, scores, pose)
