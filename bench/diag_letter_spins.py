@@ -7,7 +7,7 @@ Each recording (it must have truth.json) is judged as ``sevivon analyze`` does (
 ``enroll/`` stills unless ``--no-enroll``), with the recognizer wrapped so that every frame the letter vote
 read is kept. For each truly valid spin the report lists the readings (time after the true rest, letter
 or abstention, confidence, top guess, the face's size in pixels) and the vote's outcome, and sorts a spin
-without a letter into one cause:
+without a letter into one cause (a spin given the wrong letter is ``WRONG``):
 
 - ``no_reads``: the vote read no frame (rest never declared, or the dreidel was lost);
 - ``pose``: most readings found no dreidel or no letter on the face, or the face's size jumped by half
@@ -19,8 +19,8 @@ without a letter into one cause:
   few reads, a disagreeing frame, the mean).
 
 With ``--later`` the frames 0.5, 1 and 2 s after the true rest are read too (did settling matter?).
-``--png DIR`` writes, for every spin without a letter, the frames read with the face outline and the
-network's 32 x 32 input channels, to look at.
+``--png DIR`` writes, for every spin without a letter or with a wrong one, the frames read with the
+face outline and the network's 32 x 32 input channels, to look at.
 """
 
 from __future__ import annotations
@@ -214,7 +214,10 @@ def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | No
             f"[{top_guess(r.reading)}] side {face_side(r.reading):.0f}px {r.reading.reason}"
             for r in reads
         ]
-        row["cause"] = "read" if v.letter is not None else cause(tr["letter"], [r.reading for r in reads])
+        if v.letter is None:
+            row["cause"] = cause(tr["letter"], [r.reading for r in reads])
+        else:
+            row["cause"] = "read" if v.letter.value == tr["letter"] else "WRONG"
         if variants:
             # the same frames, the pose found without the empty-tray picture nor the judge's disc
             var = []
@@ -233,7 +236,7 @@ def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | No
                 lat.append(f"+{t - tr['rest_t']:.1f}s {got.letter.value if got.letter else '-'} {got.confidence:.2f} "
                            f"[{top_guess(got)}] side {face_side(got):.0f}px")
             row["later"] = lat
-        if v.letter is None and png is not None:
+        if row["cause"] != "read" and png is not None:
             save_png(png, f"{rec.name}_{tr['index']}_{'en' if enroll_dir else 'gen'}",
                      reads)
         rows.append(row)
