@@ -495,7 +495,11 @@ class ImuFeatureExtractor:
         and rocks it, and the rocking grows with the lean. The rocking is the rotation rate's RMS over
         ``smooth_s`` (power averaged, so that the sensor's own noise, ``gyro_floor``, can be taken out of
         it exactly); its excess over that noise crosses ``level_dps`` at a lean of a few degrees (and the
-        RMS must stand clear of the noise).
+        RMS must stand clear of the noise). The level is absolute, a calibration of the tray: on the
+        twin's (``hardware.sim.imu``, which altsim reuses) the excess is about 1.7 deg/s x ((lean - 2.5
+        deg) / 18 deg) ** 1.3, so 0.2 deg/s is the rules' 6 degrees; a real tray rocks more or less for
+        the same lean (its stiffness, where the IMU sits) and needs its own. ``fit_s`` and ``low_frac``
+        are relative to how fast a wobble grows and to the level, and the noise floor is learned.
 
         The chatter is random, so even averaged over ``smooth_s`` its power scatters by tens of percent,
         a fraction of a degree of lean: read off a slowly growing wobble, that scatter moves the crossing
