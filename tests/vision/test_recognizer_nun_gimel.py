@@ -53,8 +53,9 @@ def twin_53001_frames() -> list[tuple[np.ndarray, RestPose]]:
 
 def test_the_small_nun_the_network_takes_for_gimel_is_unreadable(recognizer: LetterRecognizer) -> None:
     """Twin 53001 spin 7 (the third session's one wrong letter): a 24 px resting Nun that the network reads
-    as Gimel at 0.97-0.98 on both frames the judge read. Nudging the outline by a pixel shows the foot is a
-    guess, so the reading is "ask a judge", never Gimel."""
+    as Gimel at 0.97-0.98 on these two frames the judge read. Nudging the outline by a pixel shows the foot
+    is a guess here, so the reading is "ask a judge". (Other frames of the same rest are steady Gimels:
+    docs/letters.md, "What is still weak".)"""
     for image, pose in twin_53001_frames():
         got = recognizer.read(image, pose=pose)
         best = max(got.scores, key=got.scores.__getitem__)
