@@ -14,7 +14,14 @@ import pytest
 from controller.judge import JudgeEvent, PhaseChange, SpinJudge, SpinVerdict, TablePhase
 from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
-from vision.synthetic import DeepShadowScene, SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
+from vision.synthetic import (
+    DeepShadowScene,
+    LongShadowScene,
+    SceneRenderer,
+    SceneStyle,
+    ScriptedSpin,
+    scene_imu,
+)
 
 FPS = 30.0
 
@@ -96,6 +103,17 @@ def test_valid_spin_camera_only() -> None:
 def test_a_valid_spin_throwing_a_deep_shadow_is_valid() -> None:
     """The shadow is not a lying or tilted body: the spin is neither at rest at once nor wobbling at once."""
     verdicts, _ = run([VALID], 8.5, scene=DeepShadowScene([VALID], SceneStyle(), seed=7))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.valid and v.reasons == ()
+    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
+    assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
+
+
+def test_a_valid_spin_throwing_a_long_shadow_is_valid() -> None:
+    """A shadow six times the body, half as dark as the felt with a darker core, on felt with dim blue and
+    red: the body is cut out of it, so the sleeping spin is neither at rest (put down) nor wobbling at once."""
+    verdicts, _ = run([VALID], 8.5, scene=LongShadowScene([VALID], SceneStyle(), seed=7))
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.valid and v.reasons == ()

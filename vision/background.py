@@ -276,16 +276,15 @@ class BackgroundModel:
         f = small_bgr[y : y + h, x : x + w].astype(np.float32) + 1.0
         b = self._bg[y : y + h, x : x + w] * self.gain + 1.0
         r = f / b
-        r0, r1, r2 = r[..., 0], r[..., 1], r[..., 2]
-        rmean = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
-        spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
-        neutral = spread < 0.12 * rmean + 0.04
-        depth = ((rmean > DEEP_SHADOW) & (rmean < 0.93) & neutral).astype(np.uint8)
-        # a deep shadow leaves a dark felt a few grey levels, whose ratios carry the sensor's noise
-        b_mean = (b[..., 0] + b[..., 1] + b[..., 2]) * np.float32(1.0 / 3.0)
-        deep_neutral = spread < 0.12 * rmean + 0.04 + (2.5 * self.noise) / b_mean
-        depth[(rmean > DEEPEST_SHADOW) & (rmean <= DEEP_SHADOW) & deep_neutral] = 2
-        depth[neutral & (rmean >= 0.93) & (rmean < 1.1)] = 3
+        # the shadow's factor, weighted by brightness (a dark channel's ratio is mostly noise), and how far
+        # each channel strays from it beyond what the sensor's noise explains on that channel
+        k = (f[..., 0] + f[..., 1] + f[..., 2]) / (b[..., 0] + b[..., 1] + b[..., 2])
+        slack = np.float32(2.5 * self.noise)
+        stray = np.max(np.abs(r - k[..., None]) - slack / b, axis=2)
+        neutral = stray < 0.06 * k + 0.02
+        depth = ((k > DEEP_SHADOW) & (k < 0.93) & neutral).astype(np.uint8)
+        depth[(k > DEEPEST_SHADOW) & (k <= DEEP_SHADOW) & neutral] = 2
+        depth[neutral & (k >= 0.93) & (k < 1.1)] = 3
         return depth
 
     def update(self, small_bgr: np.ndarray, t: float, background_mask: np.ndarray | None = None) -> None:

@@ -157,7 +157,7 @@ class InterferenceWatch:
         if not after:
             why = "a hand took the dreidel"
         else:
-            if any(self._moved(ref, seen) for seen in after):
+            if self._pushed(ref, after):
                 why = "a hand pushed the dreidel"
             elif after[-1][3] >= self.lying_elongation and ref[4] < self.lying_elongation:
                 why = "a hand knocked the dreidel over"
@@ -166,6 +166,21 @@ class InterferenceWatch:
         self._visit_start = None
         self._visit_ref = None
         self._after_visit = []
+
+    def _pushed(
+        self, ref: tuple[float, float, float, float, float], after: list[tuple[float, float, float, float]]
+    ) -> bool:
+        """Whether the dreidel seen after a visit was pushed from ``ref`` (see :meth:`_moved`).
+
+        A piece of the withdrawing hand can be taken for the dreidel for a frame or two: with three frames
+        or more seen, one far from where the dreidel mostly is (the median place) does not count.
+        """
+        if len(after) >= 3:
+            mx = float(np.median([a[1] for a in after]))
+            my = float(np.median([a[2] for a in after]))
+            reach = self.push * max(ref[3], 8.0)
+            after = [a for a in after if math.hypot(a[1] - mx, a[2] - my) <= reach]
+        return any(self._moved(ref, seen) for seen in after)
 
     def _moved(self, ref: tuple[float, float, float, float, float], seen: tuple[float, float, float, float]) -> bool:
         """Whether the dreidel seen at ``seen`` (t, x, y, elongation) was pushed from ``ref`` (t, x, y,
@@ -190,7 +205,7 @@ class InterferenceWatch:
             self.event = InterferenceEvent(t_touch, "a hand covered the dreidel until it stopped", hx, hy)
             return
         el = after[-1][3]
-        if any(self._moved(ref, seen) for seen in after) or (
+        if self._pushed(ref, after) or (
             el >= self.lying_elongation and ref[4] < self.lying_elongation
         ):
             self.event = InterferenceEvent(t_touch, "a hand disturbed the dreidel", hx, hy)

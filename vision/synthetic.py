@@ -247,6 +247,27 @@ class DeepShadowScene(SceneRenderer):
         super()._draw_spin(img, sp, t)
 
 
+class LongShadowScene(SceneRenderer):
+    """A low lamp in a lit room: the dreidel throws a shadow six times its size, half as bright as the
+    felt with a darker core (it straddles the deep-shadow level), on felt whose blue and red are dim (their
+    ratios are mostly noise). The independent renderer's scenes with such shadows were once judged
+    ``no_release`` or ``wobbled_immediately``: the body with its shadow looked like a lying dreidel."""
+
+    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
+        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
+            side = self.style.side_px
+            moved = max(0.0, t - sp.release_t)
+            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
+            light = tuple(int(0.55 * c) for c in self.style.felt_bgr)
+            core = tuple(int(0.42 * c) for c in self.style.felt_bgr)
+            # from the tip away from the lamp: about five body widths long, one wide
+            centre = (int(tip[0] + 0.3 * side), int(tip[1] + 2.6 * side))
+            cv2.ellipse(img, centre, (int(0.6 * side), int(2.8 * side)), 8.0, 0, 360, light, -1, cv2.LINE_AA)
+            cv2.ellipse(img, (centre[0], centre[1] - int(1.6 * side)), (int(0.15 * side), int(0.4 * side)), 8.0, 0, 360,
+                        core, -1, cv2.LINE_AA)
+        super()._draw_spin(img, sp, t)
+
+
 def scene_imu(spins: list[ScriptedSpin], duration: float, rate: float = 833.0, seed: int = 0) -> np.ndarray:
     """An N x 7 IMU trace (t, ax, ay, az, gx, gy, gz) for the scripted spins: knocks, hum, chatter, silence."""
     rng = np.random.default_rng(seed)

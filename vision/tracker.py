@@ -127,6 +127,8 @@ class DreidelTracker:
         self._kernel = np.ones((3, 3), np.uint8)
         self._frames_since_update = 0
         self._last_small: np.ndarray | None = None
+        #: the area (lores px) of the last body cut clearly out of its shadow, to know it under a longer one
+        self._body_area: float | None = None
 
     # -- public ------------------------------------------------------------------------------
     def reset_track(self) -> None:
@@ -294,14 +296,14 @@ class DreidelTracker:
                 or raw[0] > 0.7 * max_len * max_len
                 or (edge and raw[0] > 1.5 * min_len * min_len and raw[5] > 1.2 * min_len)
             )
-            body, deep_cut = (comp, False) if big else self._without_shadow(small, comp, (x, y, w, h), area_raw, min_area)
+            body, cut = (comp, False) if big else self._without_shadow(small, comp, (x, y, w, h), area_raw, min_area)
             shape = raw if body is comp else _shape(cv2.moments(body, binaryImage=True))
             if shape is None or shape[0] < min_area * 0.5:
                 continue
             area, cx, cy, elong, angle, length, width = shape
             box = (x, y, w, h)
-            if deep_cut:
-                # the motion inside the body's own box is not diluted by the still deep shadow
+            if cut:
+                # the motion inside the body's own box is not diluted by the still shadow
                 bx, by, bw, bh = cv2.boundingRect(body)
                 box = (x + bx, y + by, bw, bh)
             if big:
@@ -338,32 +340,74 @@ class DreidelTracker:
     def _without_shadow(
         self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], area_raw: int, min_area: float
     ) -> tuple[np.ndarray, bool]:
-        """A dreidel-sized component without its cast shadow, and whether a deep one was cut out: a
-        shadow thrown sideways must not look like a tilt or a lying body, nor hold back the circling.
+        """A dreidel-sized component without its cast shadow, and whether the body was cut out of a shadow
+        (its box is then the body's): a shadow thrown sideways must not look like a tilt or a lying body,
+        nor hold back the circling.
 
         A shadow keeps the felt's hue. In a lit room it keeps most of the felt's brightness (light);
         under a lamp in a dim room only the ambient light, a quarter to a half of it (deep), as dark as
         a black or grey dreidel on light felt. With deep-shadow pixels in the component, all shadows
         are taken out first: the largest piece left and the pieces touching it are the body (a crumb
         at the far end of a shadow is not), kept when it has a dreidel's size (a small dreidel under a
-        low lamp throws a shadow several times its size). A dark dreidel leaves only its letters and
-        glints: then, as without deep shadows, only the light shadows are taken out, kept while a
-        quarter of the component is left (else it is a dark dreidel on dark felt: nothing is).
+        low lamp throws a shadow several times its size). Otherwise the light shadow is taken out, with
+        the darker core it leads into (a shadow straddling the deep level is one shadow). Normally a
+        quarter of the component or more is left; under a low lamp the light shadow can be three times
+        the body, and then the body is the main piece left, if dreidel-sized. A dark dreidel leaves only
+        its letters and glints: then only the light shadows are taken out, kept while a quarter of the
+        component is left (else it is a dark dreidel on dark felt: nothing is).
         """
         depth = self.background.shadow_depth(small, box)
         if int(np.count_nonzero(comp & (depth == 2))) >= 0.05 * area_raw:
-            n, labels, stats, _ = cv2.connectedComponentsWithStats(comp & (depth == 0), connectivity=8)
-            if n > 1:
-                k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-                near = cv2.dilate((labels == k).astype(np.uint8), self._kernel, iterations=2)
-                touching = np.unique(labels[near > 0])
-                outline = np.isin(labels, touching[touching > 0]).astype(np.uint8)
-                if int(np.count_nonzero(outline)) >= max(min_area, 0.1 * area_raw):
-                    return outline, True
+            outline = self._main_piece(comp & (depth == 0))
+            if outline is not None and self._body_sized(outline, area_raw, min_area):
+                return outline, True
+        light = comp & (depth == 1)
+        if not np.any(light):
+            return comp, False
+        core = comp & ((depth == 0) | (depth == 2))
+        if np.any(core & (depth == 2)):
+            # deep pixels joined to the light shadow are its core, not the body
+            _, labels, _, _ = cv2.connectedComponentsWithStats(comp & ((depth == 1) | (depth == 2)), connectivity=8)
+            shaded = np.unique(labels[light > 0])
+            core = core & ~np.isin(labels, shaded[shaded > 0])
+        # the rim the dilated mask adds is the body's only next to it (around a shadow it is felt)
+        body = core | (comp & (depth == 3) & cv2.dilate(core, self._kernel))
+        left = int(np.count_nonzero(body))
+        if left >= 0.25 * area_raw:
+            return body, False
+        outline = self._main_piece(body)
+        if outline is not None and self._body_sized(outline, area_raw, min_area):
+            return outline, True
         body = comp & (depth != 1)
         if int(np.count_nonzero(body)) >= 0.25 * area_raw:
             return body, False
         return comp, False
+
+    def _body_sized(self, piece: np.ndarray, area_raw: int, min_area: float) -> bool:
+        """Is ``piece`` (cut out of a component) a dreidel's body rather than a crumb or a glint?
+
+        A tenth of the component or more; or, under a low lamp whose shadow is ten times a small body, the
+        size of the body seen upright before (the same dreidel all session), so that the reading does not
+        flicker between the body and the body with its shadow from frame to frame.
+        """
+        area = int(np.count_nonzero(piece))
+        if area < min_area:
+            return False
+        if area >= 0.1 * area_raw:
+            self._body_area = float(area)
+            return True
+        ref = self._body_area
+        return ref is not None and 0.6 * ref <= area <= 1.7 * ref
+
+    def _main_piece(self, mask: np.ndarray) -> np.ndarray | None:
+        """The largest connected piece of ``mask`` and the pieces touching it (within 2 px), or None if empty."""
+        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        if n <= 1:
+            return None
+        k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
+        near = cv2.dilate((labels == k).astype(np.uint8), self._kernel, iterations=2)
+        touching = np.unique(labels[near > 0])
+        return np.isin(labels, touching[touching > 0]).astype(np.uint8)
 
     def _pick_dreidel(self, blobs: list[Blob], t: float) -> tuple[Blob | None, bool]:
         free = [b for b in blobs if not b.is_hand]

@@ -62,3 +62,26 @@ def test_knocked_over_and_taken_are_interference() -> None:
         watch.update(frame(t, None))
         t += 1 / 30
     assert watch.event is not None and "took" in watch.event.why
+
+
+def test_a_piece_of_the_withdrawing_hand_taken_for_the_dreidel_is_not_a_push() -> None:
+    """Twin 53007: as the hovering hand left, one frame took a piece of it, 60 px away, for the dreidel;
+    the dreidel itself was where it had been. A pushed dreidel stays where it was pushed."""
+
+    def after_hover(far_frames: int) -> InterferenceWatch:
+        watch = InterferenceWatch(release_t=0.0)
+        t = 0.0
+        while t < 2.0:
+            watch.update(frame(t, blob(100.0, 100.0)))
+            t += 1 / 30
+        while t < 2.3:
+            watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
+            t += 1 / 30
+        for i in range(20):
+            seen = blob(160.0, 80.0, elongation=1.9) if i < far_frames else blob(101.0, 100.0)
+            watch.update(frame(t, seen))
+            t += 1 / 30
+        return watch
+
+    assert after_hover(1).event is None
+    assert after_hover(20).event is not None
