@@ -18,6 +18,13 @@ Changes (``--changes``, comma-separated; default all):
 - ``gyro-drift``: the zero-rate offset wanders by up to 1 deg/s over a minute (a part warming up).
 
 Only the IMU-assisted mode is judged, without letters (they do not depend on the IMU).
+
+``--calibrate-on REC...`` measures each changed tray first, as a table's volunteer would
+(``sevivon imu-level`` on other recordings of the same tray, changed the same way), and judges ``--rec``
+with the measured level instead of the twin's 0.2 deg/s:
+
+    .venv/bin/python bench/bench_imu_robustness.py --rec /tmp/tune-twin-530/seed5300{5,6,7,8}_n9_fps60 \
+        --calibrate-on /tmp/tune-twin-530/seed5300{1,2,3,4}_n9_fps60
 """
 
 from __future__ import annotations
@@ -34,7 +41,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.eval_judge import Tally, judge_one, score  # noqa: E402
+from bench.eval_judge import Tally, score  # noqa: E402
+from controller.analyze_cli import analyze_recording  # noqa: E402
+from controller.imu_level import measure_recordings  # noqa: E402
+from controller.judge import JudgeSettings  # noqa: E402
 
 Change = Callable[[np.ndarray, np.random.Generator], np.ndarray]
 
@@ -124,32 +134,52 @@ def changed_copy(rec: Path, out: Path, name: str, seed: int) -> Path:
     return dst
 
 
+def judge_imu(args: tuple[str, float]) -> tuple[str, list[dict[str, object]], list[bool]]:
+    """Judge one recording with its IMU at the given rocking level, without letters."""
+    import cv2
+
+    cv2.setNumThreads(1)
+    rec, level = args
+    verdicts, _ = analyze_recording(rec, use_imu=True, use_recognizer=False,
+                                    settings=JudgeSettings(rocking_level_dps=level))
+    return rec, [v.to_json() for v in verdicts], [v.needs_judge for v in verdicts]
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rec", type=Path, nargs="+", required=True, help="recordings with imu.csv and truth.json")
     ap.add_argument("--out", type=Path, default=Path("/tmp/sevivon-imu-robustness"))
     ap.add_argument("--changes", type=str, default=",".join(CHANGES))
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--calibrate-on", type=Path, nargs="*", default=None,
+                    help="measure each changed tray's rocking level on these recordings first (sevivon imu-level)")
     args = ap.parse_args()
     names = [n.strip() for n in args.changes.split(",")]
     unknown = [n for n in names if n not in CHANGES]
     if unknown:
         ap.error(f"unknown change(s) {', '.join(unknown)}; choose from {', '.join(CHANGES)}")
-    for rec in args.rec:
+    for rec in args.rec + (args.calibrate_on or []):
         if not (rec / "imu.csv").is_file() or not (rec / "truth.json").is_file():
             ap.error(f"{rec} has no imu.csv or truth.json: pass simulated recordings made with an IMU")
         if "heldout" in str(rec.resolve()):
             ap.error(f"{rec} is held out: this script is for tuning data")
+    levels = {n: JudgeSettings.rocking_level_dps for n in names}
+    if args.calibrate_on:
+        for n in names:
+            cal = [changed_copy(rec, args.out, n, 2000 + i) for i, rec in enumerate(args.calibrate_on)]
+            levels[n] = measure_recordings(cal).level_dps
     copies = [(changed_copy(rec, args.out, n, 1000 + i), n) for n in names for i, rec in enumerate(args.rec)]
     tallies = {n: Tally() for n in names}
     with ProcessPoolExecutor(args.jobs) as ex:
-        jobs = [(str(c), True, True, False) for c, _ in copies]
-        for (copy, name), (rec, _, _, verdicts, needs, _, _) in zip(copies, ex.map(judge_one, jobs), strict=True):
+        jobs = [(str(c), levels[n]) for c, n in copies]
+        for (copy, name), (rec, verdicts, needs) in zip(copies, ex.map(judge_imu, jobs), strict=True):
             truth = json.loads((Path(rec) / "truth.json").read_text())
             score(tallies[name], f"{name}/{copy.name}", truth, verdicts, needs)
-    head = (f"{'IMU change':<15} {'spins':>5} {'miss':>4} {'inv':>4} {'valid/invalid right':>22} "
+    head = (f"{'IMU change':<15} {'level':>6} {'spins':>5} {'miss':>4} {'inv':>4} {'valid/invalid right':>22} "
             f"{'stable err med':>14} {'p95':>7} {'rest<=0.3s':>18}")
-    print(f"{len(args.rec)} recordings, IMU mode, no letters")
+    how = (f"rocking level measured on {len(args.calibrate_on)} other recordings of each tray" if args.calibrate_on
+           else f"the twin's rocking level {JudgeSettings.rocking_level_dps} deg/s")
+    print(f"{len(args.rec)} recordings, IMU mode, no letters, {how}")
     print(head)
     print("-" * len(head))
     for n in names:
@@ -158,7 +188,7 @@ def main() -> None:
         re_ = np.abs(np.array(t.rest_err)) if t.rest_err else np.array([np.nan])
         clear = f"{100.0 * t.clear_right / max(t.clear_total, 1):.1f}% ({t.clear_right}/{t.clear_total})"
         rest = f"{100.0 * (re_ <= 0.3).sum() / re_.size:.1f}% ({int((re_ <= 0.3).sum())}/{re_.size})"
-        print(f"{n:<15} {t.spins:>5} {t.missed:>4} {t.invented:>4} {clear:>22} {np.median(se):>13.3f}s "
+        print(f"{n:<15} {levels[n]:>6.3f} {t.spins:>5} {t.missed:>4} {t.invented:>4} {clear:>22} {np.median(se):>13.3f}s "
               f"{np.percentile(se, 95):>6.3f}s {rest:>18}")
 
 

@@ -22,7 +22,7 @@ import click
 import cv2
 import numpy as np
 
-from controller.judge import LetterReader, SpinJudge, SpinVerdict
+from controller.judge import JudgeSettings, LetterReader, SpinJudge, SpinVerdict
 from hardware.recording import RecordingError, RecordingReader, read_enroll_dir
 
 
@@ -128,8 +128,10 @@ def analyze_recording(
     use_imu: bool = True,
     recognizer: LetterReader | None = None,
     use_recognizer: bool = True,
+    settings: JudgeSettings | None = None,
 ) -> tuple[list[SpinVerdict], dict[str, Any]]:
     """Judge a recording. Returns the verdicts and a few facts about the run (frames, imu, recognizer).
+    ``settings``: the judge's (e.g. the tray's IMU calibration); the defaults without them.
 
     Raises :class:`~hardware.recording.RecordingError` for a recording that cannot be read.
     """
@@ -142,7 +144,8 @@ def analyze_recording(
     if recognizer is None and use_recognizer:
         recognizer, note = load_recognizer(enroll if enroll.is_dir() else None)
     imu = reader.imu() if use_imu else None
-    judge = SpinJudge(recognizer, imu=imu is not None and imu.shape[0] > 0, evidence_dir=evidence_dir)
+    judge = SpinJudge(recognizer, imu=imu is not None and imu.shape[0] > 0, evidence_dir=evidence_dir,
+                      settings=settings)
     judge.tracker.set_full_size(width, height)
     lores_w, lores_h = judge.tracker._size or (width, height)
     imu_pos = 0
@@ -218,10 +221,16 @@ def _table(verdicts: list[SpinVerdict]) -> str:
 @click.option("--enroll", "enroll_dir", type=click.Path(path_type=Path), default=None,
               help="Taught stills <letter>_<n>.png (default: REC/enroll when present).")
 @click.option("--no-imu", is_flag=True, help="Ignore imu.csv (judge with the camera alone).")
-def analyze(rec: Path, as_json: bool, evidence_dir: Path | None, enroll_dir: Path | None, no_imu: bool) -> None:
+@click.option("--rocking-level", "rocking_level", type=click.FloatRange(min=0.0, min_open=True),
+              default=JudgeSettings.rocking_level_dps, show_default=True,
+              help="The tray's IMU calibration in deg/s (the table config's [imu] rocking_level_dps; "
+                   "`sevivon imu-level` measures it).")
+def analyze(rec: Path, as_json: bool, evidence_dir: Path | None, enroll_dir: Path | None, no_imu: bool,
+            rocking_level: float) -> None:
     """Judge every spin in the recording REC."""
     try:
-        verdicts, facts = analyze_recording(rec, evidence_dir=evidence_dir, enroll_dir=enroll_dir, use_imu=not no_imu)
+        verdicts, facts = analyze_recording(rec, evidence_dir=evidence_dir, enroll_dir=enroll_dir, use_imu=not no_imu,
+                                            settings=JudgeSettings(rocking_level_dps=rocking_level))
     except RecordingError as exc:
         click.echo(f"sevivon analyze: {exc}", err=True)
         sys.exit(2)

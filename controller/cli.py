@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "sim": ("hardware.sim.cli", "sim", "The digital twin: make simulated recordings."),
     "record": ("hardware.record_cli", "record", "Record from the real camera and IMU."),
     "imu": ("hardware.imu_cli", "imu", "Check the IMU wiring: probe the bus, stream samples."),
+    "imu-level": ("controller.imu_level_cli", "imu_level", "Measure the tray's IMU calibration from recorded spins."),
 }
 
 

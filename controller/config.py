@@ -23,6 +23,7 @@ Example (every key is optional)::
     [imu]
     source = "auto"           # sim | none | auto (probe the I2C bus)
     bus = 1
+    rocking_level_dps = 0.2   # this tray's calibration: `sevivon imu-level` measures it
 """
 
 from __future__ import annotations
@@ -85,6 +86,9 @@ class ImuSettings:
     source: str = "sim"
     bus: int = 1
     retry_s: float = 3.0
+    #: how hard (deg/s) this tray rocks under a dreidel leaning at the rules' wobble; the twin's tray is
+    #: 0.2, a real tray differs (its stiffness, where the IMU sits): ``sevivon imu-level`` measures it
+    rocking_level_dps: float = 0.2
 
 
 @dataclass(frozen=True)
@@ -237,6 +241,7 @@ _CHECKS: dict[tuple[str, str], Check] = {
     ("imu", "source"): _imu_source,
     ("imu", "bus"): _non_negative,
     ("imu", "retry_s"): _positive,
+    ("imu", "rocking_level_dps"): _positive,
     **{("gpio", pin): _pin for pin in GpioSettings.__dataclass_fields__ if pin not in ("enabled", "motor_max_s")},
     ("gpio", "motor_max_s"): _positive,
     ("sim", "speed"): _positive,

@@ -77,7 +77,9 @@ class ImuFeatureExtractor:
 
     ``window_s`` is the analysis window and ``hop_s`` the spacing of windows. The noise floor is learned
     from the quietest windows seen so far, so the thresholds follow the actual sensor, not a constant.
-    ``history_s`` bounds the memory kept for the queries.
+    ``history_s`` bounds the memory kept for the queries. ``rocking_level_dps`` is the tray's calibration:
+    how hard (deg/s, over the sensor's noise) it rocks under a dreidel leaning at the rules' wobble (see
+    :meth:`rocking_onset`; ``sevivon imu-level`` measures it for a real tray).
     """
 
     def __init__(
@@ -91,9 +93,13 @@ class ImuFeatureExtractor:
         refractory_s: float = 0.15,
         soft_factor: float = 4.0,
         soft_min_g: float = 0.015,
+        rocking_level_dps: float = 0.2,
     ) -> None:
         if not 0 < hop_s <= window_s:
             raise ValueError("need 0 < hop_s <= window_s")
+        if not rocking_level_dps > 0:
+            raise ValueError(f"the tray's rocking level must be above 0 deg/s, not {rocking_level_dps}")
+        self.rocking_level_dps = rocking_level_dps
         self.window_s = window_s
         self.hop_s = hop_s
         self.history_s = history_s
@@ -486,7 +492,7 @@ class ImuFeatureExtractor:
             i = j + 1
         return out
 
-    def rocking_onset(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
+    def rocking_onset(self, t0: float, t1: float, level_dps: float | None = None, smooth_s: float = 0.2,
                       gap_s: float = 0.2, hold_s: float = 0.06, low_frac: float = 0.4,
                       fit_s: float = 0.3) -> float | None:
         """When the tray started to rock under a wobbling dreidel, in [t0, t1]; None if it did not.
@@ -516,21 +522,11 @@ class ImuFeatureExtractor:
         Without such a rise (the window runs on into the quiet after the fall), the first crossing in the
         rise that stayed over the level longest (at least ``hold_s``).
         """
-        wins = self.windows_between(t0, t1)
-        if len(wins) < 10:
+        level_dps = self.rocking_level_dps if level_dps is None else level_dps
+        curve = self.rocking_power(t0, t1, smooth_s, fit_s, 0.25 * level_dps)
+        if curve is None:
             return None
-        ts = np.array([w.t for w in wins])
-        raw = np.array([w.gyro for w in wins])
-        g2 = smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s))))
-        floor = self.gyro_floor()
-        power = g2 - floor * floor  # the rocking's own power: the sensor's noise taken out
-        # and clearly out of the noise, for a noisy gyro whose floor is near the level itself
-        clear = g2 > (1.6 * floor) ** 2
-        if fit_s > 0:
-            # below a quarter of the level the excess is mostly the noise's scatter: clamp it there, so
-            # that the fit near a rise is not pulled about by the log of nearly nothing
-            log_p = np.log(np.maximum(power, (0.25 * level_dps) ** 2))
-            power = np.exp(local_linear(ts, log_p, max(1, int(round(fit_s / self.hop_s)))))
+        ts, power, clear = curve
         above = (power > level_dps * level_dps) & clear
         near = power > (low_frac * level_dps) ** 2
         gap = max(2, int(round(gap_s / self.hop_s)))
@@ -542,7 +538,34 @@ class ImuFeatureExtractor:
         hold = max(2, int(round(hold_s / self.hop_s)))
         return largest_rise_first_crossing(above, near, ts, gap, min_high=hold)
 
-    def rocking_end(self, t0: float, t1: float, level_dps: float = 0.2, smooth_s: float = 0.2,
+    def rocking_power(self, t0: float, t1: float, smooth_s: float = 0.2, fit_s: float = 0.3,
+                      clamp_dps: float = 0.05) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+        """The tray's rocking over [t0, t1] as :meth:`rocking_onset` reads it: window times, the rocking's
+        power ((deg/s)^2 over the sensor's noise; with ``fit_s`` > 0 the growth fitted through its log)
+        and whether the gyro stood clearly out of its noise there. None with fewer than 10 windows.
+
+        ``clamp_dps``: below this the excess is mostly the noise's scatter, so its log is clamped there
+        (the fit near a rise is then not pulled about by the log of nearly nothing).
+        """
+        wins = self.windows_between(t0, t1)
+        if len(wins) < 10:
+            return None
+        ts = np.array([w.t for w in wins])
+        raw = np.array([w.gyro for w in wins])
+        g2 = smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s))))
+        floor = self.gyro_floor()
+        power = g2 - floor * floor  # the rocking's own power: the sensor's noise taken out
+        # and clearly out of the noise, for a noisy gyro whose floor is near the level itself: the
+        # averaged RMS of noise alone scatters by about a tenth of the floor, so 1.25 x is 2.5 of those
+        # (a higher bar would date a soft tray, whose calibrated level is near the floor, by where its
+        # rocking cleared the bar instead of by its own level)
+        clear = g2 > (1.25 * floor) ** 2
+        if fit_s > 0:
+            log_p = np.log(np.maximum(power, clamp_dps * clamp_dps))
+            power = np.exp(local_linear(ts, log_p, max(1, int(round(fit_s / self.hop_s)))))
+        return ts, power, clear
+
+    def rocking_end(self, t0: float, t1: float, level_dps: float | None = None, smooth_s: float = 0.2,
                     gap_s: float = 0.1) -> float | None:
         """When the longest rocking of the tray in [t0, t1] ended (as in :meth:`rocking_onset`); None if
         the tray never rocked over ``level_dps``.
@@ -551,7 +574,9 @@ class ImuFeatureExtractor:
         and dies), so this ends the spin as the IMU felt it: the judge's search for the wobble onset can
         reach this far when the camera dated the fall too early. The longest run (dips shorter than
         ``gap_s`` bridged), because a hand that bumps the tray later rocks it only for a moment.
+        ``level_dps`` None is the tray's calibrated ``rocking_level_dps``.
         """
+        level_dps = self.rocking_level_dps if level_dps is None else level_dps
         wins = self.windows_between(t0, t1)
         if len(wins) < 10:
             return None

@@ -192,6 +192,8 @@ class JudgeSettings:
     this strong while a hand is within ``touch_near`` body lengths of the dreidel is a touch.
     ``placed_s``: a dreidel at rest this soon after it was let go, with no knock on the tray (or, without
     an IMU, never seen upright, i.e. compacter than ``upright_max_elongation``), was put down, not spun.
+    ``rocking_level_dps``: the tray's IMU calibration, how hard it rocks (deg/s) under a dreidel leaning at
+    the rules' wobble (the twin's tray: 0.2; ``sevivon imu-level`` measures a real one).
     """
 
     min_stable_s: float = 3.0
@@ -220,6 +222,7 @@ class JudgeSettings:
     touch_near: float = 1.5
     placed_s: float = 0.8
     upright_max_elongation: float = 1.35
+    rocking_level_dps: float = 0.2
 
 
 @dataclass
@@ -291,7 +294,7 @@ class SpinJudge:
         self.tracker = DreidelTracker(self.background, lores_width=lores_width)
         self.observer = ObservationBuilder(lying_min_elongation=self.settings.lying_min_elongation)
         self.imu_enabled = imu
-        self.imu = ImuFeatureExtractor()
+        self.imu = ImuFeatureExtractor(rocking_level_dps=self.settings.rocking_level_dps)
         self.evidence_dir = Path(evidence_dir) if evidence_dir is not None else None
         self.keep_evidence = keep_evidence if keep_evidence is not None else self.evidence_dir is not None
         self.clip = ClipBuffer() if self.keep_evidence else None

@@ -70,11 +70,13 @@ class SimLauncher:
         return None
 
 
-def judge_builder(clock: Clock, on_fault: Any = None, lores_width: int = 320) -> Any:
+def judge_builder(clock: Clock, on_fault: Any = None, lores_width: int = 320,
+                  rocking_level_dps: float = 0.2) -> Any:
     """Builds ``controller.judge.SpinJudge`` with the letter recognizer (taught when stills exist).
 
     Without a working recognizer the judge still times and checks every spin, and each valid spin's
-    letter goes to a judge (``on_fault`` hears why, once).
+    letter goes to a judge (``on_fault`` hears why, once). ``rocking_level_dps`` is the tray's IMU
+    calibration (the config's ``[imu] rocking_level_dps``, measured by ``sevivon imu-level``).
     """
     generic: list[Any] = []
 
@@ -118,13 +120,15 @@ def judge_builder(clock: Clock, on_fault: Any = None, lores_width: int = 320) ->
         return taught
 
     def build(setup: JudgeSetup) -> JudgePort:
-        from controller.judge import SpinJudge  # a failure here degrades the table to manual entry
+        # a failure here degrades the table to manual entry
+        from controller.judge import JudgeSettings, SpinJudge
 
         tray = None
         if setup.tray is not None and setup.frame_size is not None:
             tray = tray_region(setup.tray, setup.frame_size, lores_width)
         return SpinJudge(recognizer(setup.enroll_dir), clock=clock, imu=setup.imu, tray=tray,
-                         keep_evidence=True, lores_width=lores_width)
+                         keep_evidence=True, lores_width=lores_width,
+                         settings=JudgeSettings(rocking_level_dps=rocking_level_dps))
 
     return build
 
@@ -244,7 +248,8 @@ def build_session(config: Config, data: Path, clock: Clock, speed: float) -> Tab
         config, log, clock, data_dir=data,
         camera=CameraSlot(camera_factory, clock, config.camera.retry_s),
         imu=ImuSlot(imu_factory, clock, config.imu.retry_s),
-        judge_builder=judge_builder(clock, on_fault=lambda text: holder and holder[0]._fault_locked("recognizer", text)),  # noqa: SLF001
+        judge_builder=judge_builder(clock, on_fault=lambda text: holder and holder[0]._fault_locked("recognizer", text),  # noqa: SLF001
+                                    rocking_level_dps=config.imu.rocking_level_dps),
         launcher=launcher, indicator=indicator, speaker=speaker, world=world, speed=speed,
     )
     holder.append(session)
