@@ -178,6 +178,15 @@ class SceneRenderer:
         _rot_rect(img, c, (side * 0.3, side * 0.12), angle + 90, (20, 20, 20))
 
     @staticmethod
+    def _upright_tip(sp: ScriptedSpin, t: float) -> tuple[float, float] | None:
+        """Where the tip is while the dreidel is held or spins upright (before its fall; without the
+        push of a touching hand), or None outside that time: for scenes that add a shadow beside it."""
+        if not (sp.release_t - 0.9 <= t < sp.fall_t) or (sp.pickup and t > sp.pickup_t):
+            return None
+        moved = max(0.0, t - sp.release_t)
+        return (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
+
+    @staticmethod
     def _push(sp: ScriptedSpin, t: float) -> float:
         """How far (px, to the right) a touching hand has pushed the dreidel by ``t``."""
         if sp.touch_t is None or t <= sp.touch_t:
@@ -236,10 +245,9 @@ class DeepShadowScene(SceneRenderer):
     ``wobbled_immediately``: the shadow looked like a lying body)."""
 
     def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
-        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
+        tip = self._upright_tip(sp, t)
+        if tip is not None:
             side = self.style.side_px
-            moved = max(0.0, t - sp.release_t)
-            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
             deep = tuple(int(0.3 * c) for c in self.style.felt_bgr)
             # from the tip away from the lamp: about three times the body's width
             centre = (int(tip[0] - 1.6 * side), int(tip[1] + 0.8 * side))
@@ -254,10 +262,9 @@ class LongShadowScene(SceneRenderer):
     ``no_release`` or ``wobbled_immediately``: the body with its shadow looked like a lying dreidel."""
 
     def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
-        if sp.release_t - 0.9 <= t < sp.fall_t and not (sp.pickup and t > sp.pickup_t):
+        tip = self._upright_tip(sp, t)
+        if tip is not None:
             side = self.style.side_px
-            moved = max(0.0, t - sp.release_t)
-            tip = (sp.x + sp.drift[0] * moved, sp.y + sp.drift[1] * moved)
             light = tuple(int(0.55 * c) for c in self.style.felt_bgr)
             core = tuple(int(0.42 * c) for c in self.style.felt_bgr)
             # from the tip away from the lamp: about five body widths long, one wide
