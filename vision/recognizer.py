@@ -31,8 +31,8 @@ held-out fonts, never below ``LETTER_THRESHOLD_FLOOR``): on those fonts every He
 or more was right, while wrong letters (all of them Nun and Gimel) reached 0.999.
 
 A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, the
-calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not steady: the
-judge then asks a human. ``read`` keeps no state between calls and may be called from
+calibrated probability of the best letter is below its threshold, or a Nun or Gimel is on a face too small
+to tell them apart (``MIN_CONFUSABLE_SIDE_PX``) or is not steady: the judge then asks a human. ``read`` keeps no state between calls and may be called from
 several threads at once.
 """
 
@@ -64,10 +64,21 @@ MIN_CONTRAST = 6.0
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
 #: of one of them must be steady under nudges of the face's outline
 CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
+#: a Nun or Gimel is read only on a face at least this wide (pixels of the full-resolution picture): on a
+#: smaller face Gimel's foot is a pixel or two, and the judge's recordings read two such faces (24 px, a Nun;
+#: 17 px, a Gimel) as the other letter at 0.97-0.98, steady under nudges. The table's camera gives faces
+#: 2-3 times this; the twin's 640x480 recordings often less, where a small Nun or Gimel goes to a judge
+MIN_CONFUSABLE_SIDE_PX = 26.0
 #: how far the outline is nudged for the steadiness check: a shift by this fraction of the face's side
 NUDGE_SHIFT = 0.04
 #: ... and a scaling about its centre by 1 +/- this
 NUDGE_SCALE = 0.06
+
+
+def face_side_px(quad: np.ndarray) -> float:
+    """The mean length (px) of two adjacent sides of the face outline ``quad``."""
+    q = np.asarray(quad, np.float64).reshape(4, 2)
+    return float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
 
 
 def nudged_quads(quad: np.ndarray, shift: float = NUDGE_SHIFT, scale: float = NUDGE_SCALE) -> list[np.ndarray]:
@@ -75,7 +86,7 @@ def nudged_quads(quad: np.ndarray, shift: float = NUDGE_SHIFT, scale: float = NU
     ``scale`` about its centre (six outlines a pose finder could as well have returned)."""
     q = np.asarray(quad, np.float64).reshape(4, 2)
     c = q.mean(axis=0)
-    d = shift * float(np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2
+    d = shift * face_side_px(q)
     moves = [(d, 0.0, 1.0), (-d, 0.0, 1.0), (0.0, d, 1.0), (0.0, -d, 1.0), (0.0, 0.0, 1 + scale), (0.0, 0.0, 1 - scale)]
     return [(q - c) * k + c + (dx, dy) for dx, dy, k in moves]
 
@@ -503,6 +514,9 @@ class LetterRecognizer:
         if confidence < threshold:
             reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
             return LetterReading(None, confidence, scores, pose, reason=reason)
+        if LETTERS[best] in CONFUSABLE and face_side_px(quad) < MIN_CONFUSABLE_SIDE_PX:
+            return LetterReading(None, confidence, scores, pose,
+                                 reason=f"Nun or Gimel on a face of {face_side_px(quad):.0f} px: too small to tell apart")
         if LETTERS[best] in CONFUSABLE and self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
             return LetterReading(None, confidence, scores, pose,
                                  reason="Nun or Gimel, but not steady when the face's outline is nudged")
