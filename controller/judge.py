@@ -854,8 +854,10 @@ class SpinJudge:
             letter, letter_conf, pose = voted.letter, voted.confidence, voted.pose
             if letter is None:
                 reasons.append(Reason.UNREADABLE.value)
+                why = spin.vote.abstention()
                 notes.append(
-                    f"the letter could not be read ({voted.frames} frames read, {voted.agreeing} agreeing)"
+                    f"the letter could not be read ({voted.frames} frames read, {voted.agreeing} agreeing"
+                    + (f"; {why}" if why else "") + ")"
                 )
         elif spin.vote is not None and not lost:
             reasons.append(Reason.UNREADABLE.value)

@@ -34,6 +34,8 @@ class FrameReading:
     confidence: float
     scores: dict[Letter, float]
     pose: Any = None
+    #: why the recognizer abstained ("" when it read a letter or gave no reason)
+    reason: str = ""
 
     @classmethod
     def of(cls, t: float, reading: Any) -> FrameReading:
@@ -46,7 +48,9 @@ class FrameReading:
         scores = {Letter.parse(str(k)) if not isinstance(k, Letter) else k: float(v) for k, v in raw.items()}
         if not scores and letter is not None:
             scores = {letter: conf}
-        return cls(t=t, letter=letter, confidence=conf, scores=scores, pose=getattr(reading, "pose", None))
+        reason = "" if letter is not None else str(getattr(reading, "reason", "") or "")
+        return cls(t=t, letter=letter, confidence=conf, scores=scores, pose=getattr(reading, "pose", None),
+                   reason=reason)
 
 
 @dataclass(frozen=True)
@@ -95,6 +99,12 @@ class LetterVote:
             return True
         letters = [r.letter for r in self.readings if r.letter is not None]
         return len(letters) >= self.early_agree and len(set(letters)) == 1 and len(self.readings) == len(letters)
+
+    def abstention(self) -> str:
+        """The recognizer's most frequent reason for abstaining on these readings ("" if none gave one):
+        tells a judge why the letter was not read (too small, no dreidel found, not sure enough...)."""
+        why = Counter(r.reason for r in self.readings if r.letter is None and r.reason)
+        return why.most_common(1)[0][0] if why else ""
 
     def result(self) -> VoteResult:
         """The decision on the readings so far."""

@@ -70,3 +70,25 @@ def test_the_vote_never_gives_a_letter_no_frame_read_or_one_another_frame_read(
         assert read == {got.letter}, "the letter was read clearly on at least one frame, and no other letter was"
         clear = sum(1 for g, p in frames if g is got.letter and p >= THRESHOLD)
         assert clear >= min(2, len(frames)), "two clear frames (or the only frame read)"
+
+
+def test_the_judge_is_told_why_the_frames_were_not_read() -> None:
+    """An unreadable letter's note says the recognizer's most frequent reason (e.g. a face too small to
+    tell Nun from Gimel), so the judge knows what to look at or to change."""
+    from dataclasses import dataclass
+
+    @dataclass
+    class Reading:
+        letter: Letter | None
+        confidence: float
+        reason: str
+
+    vote = LetterVote(0.0)
+    small = "Nun or Gimel on a face of 21 px: too small to tell apart"
+    for i, why in enumerate([small, "not sure enough", small]):
+        vote.add(FrameReading.of(0.1 * i, Reading(None, 0.97, why)))
+    assert vote.result().letter is None
+    assert vote.abstention() == small
+    read = LetterVote(0.0)
+    read.add(FrameReading.of(0.0, Reading(Letter.HEY, 0.99, "ignored when a letter is read")))
+    assert read.abstention() == ""
