@@ -164,13 +164,14 @@ def main() -> None:
         if "heldout" in str(rec.resolve()):
             ap.error(f"{rec} is held out: this script is for tuning data")
     levels = {n: JudgeSettings.rocking_level_dps for n in names}
-    if args.calibrate_on:
-        for n in names:
-            cal = [changed_copy(rec, args.out, n, 2000 + i) for i, rec in enumerate(args.calibrate_on)]
-            levels[n] = measure_recordings(cal).level_dps
     copies = [(changed_copy(rec, args.out, n, 1000 + i), n) for n in names for i, rec in enumerate(args.rec)]
     tallies = {n: Tally() for n in names}
+    # everything that runs OpenCV runs in the pool: a process forked after OpenCV started its threads hangs
     with ProcessPoolExecutor(args.jobs) as ex:
+        if args.calibrate_on:
+            cals = [[changed_copy(rec, args.out, n, 2000 + i) for i, rec in enumerate(args.calibrate_on)] for n in names]
+            for n, level in zip(names, ex.map(measure_recordings, cals), strict=True):
+                levels[n] = level.level_dps
         jobs = [(str(c), levels[n]) for c, n in copies]
         for (copy, name), (rec, verdicts, needs) in zip(copies, ex.map(judge_imu, jobs), strict=True):
             truth = json.loads((Path(rec) / "truth.json").read_text())
