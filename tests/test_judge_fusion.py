@@ -8,31 +8,16 @@ spin (the wobble rocking it, then the landing knock) must then decide the stable
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import cv2
 import numpy as np
+from test_judge import FakeReader  # the judge's tests' fake recognizer (tests/ is on the path)
 
 from controller.judge import SpinJudge, SpinVerdict
-from controller.rules.letters import Letter
 from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
 
 FPS = 30.0
 VALID = ScriptedSpin(release_t=1.5, stable_s=3.6, wobble_s=0.9)
-
-
-@dataclass(frozen=True)
-class _Reading:
-    letter: Letter | None
-    confidence: float
-    pose: object = None
-
-
-class _Reader:
-    """Reads a Gimel on every picture (the letter is not what these tests are about)."""
-
-    def read(self, image_bgr: np.ndarray, pose: object = None, background_bgr: np.ndarray | None = None) -> _Reading:
-        return _Reading(Letter.GIMEL, 0.96)
 
 
 class BlackMatScene(SceneRenderer):
@@ -63,7 +48,7 @@ def with_rocking(trace: np.ndarray, sp: ScriptedSpin) -> np.ndarray:
 
 
 def judge_scene(scene: SceneRenderer, duration: float, trace: np.ndarray | None) -> list[SpinVerdict]:
-    judge = SpinJudge(_Reader(), imu=trace is not None)
+    judge = SpinJudge(FakeReader(), imu=trace is not None)
     events = []
     pos = 0
     for frame in scene.frames(duration, FPS):
