@@ -342,6 +342,9 @@ def main(argv: Iterable[str] | None = None) -> int:
             outs2 = list(pool.map(lambda j: classify(j[0], j[2]), jobs2))
         by: dict[str, list[bool]] = defaultdict(list)
         unread: dict[str, int] = defaultdict(int)
+        wrong: dict[str, int] = defaultdict(int)
+        # taught and generic compared on the same stills (only some dreidels have taught stills)
+        taught_set = {p for p, _, en, _ in stills if en is not None}
         conf_right: list[float] = []
         conf_wrong: list[float] = []
         for (p, want, en, tr), (res, err) in zip(jobs2, outs2, strict=True):
@@ -350,23 +353,28 @@ def main(argv: Iterable[str] | None = None) -> int:
                 continue
             ok = res.get("letter") == want
             mode = "with enroll" if en is not None else "generic"
-            for key in ("all " + mode, f"{mode} font={tr['font']}", f"{mode} finish={tr['finish']}",
-                        f"{mode} lettering={tr['lettering']}", f"{mode} letter={want}"):
+            keys = ["all " + mode, f"{mode} font={tr['font']}", f"{mode} finish={tr['finish']}",
+                    f"{mode} lettering={tr['lettering']}", f"{mode} letter={want}"]
+            if en is None and p in taught_set:
+                keys.append("all generic, on the stills also judged with enroll")
+            for key in keys:
                 by[key].append(ok)
                 if res.get("letter") is None:
                     unread[key] += 1
+                elif not ok:
+                    wrong[key] += 1
             (conf_right if ok else conf_wrong).append(float(res.get("confidence") or 0.0))
             if not ok:
                 failures.append(Failure(f"still {p.name} ({mode})",
                                         f"{want} classified as {res.get('letter')} ({res.get('confidence')})", str(p)))
         print(f"\nLetter recognizer on {len(stills)} unseen stills (`sevivon classify`, generic and with --enroll)\n")
-        print(f"{'case':<44} {'right':>17} {'unreadable':>10}")
+        print(f"{'case':<52} {'right':>17} {'unreadable':>10} {'wrong':>6}")
         for key in sorted(by):
             xs = by[key]
-            print(f"{key:<44} {100 * sum(xs) / len(xs):5.1f}% ({sum(xs)}/{len(xs)}) {unread[key]:>10}")
+            print(f"{key:<52} {100 * sum(xs) / len(xs):5.1f}% ({sum(xs)}/{len(xs)}) {unread[key]:>10} {wrong[key]:>6}")
         if conf_right or conf_wrong:
             print(f"median confidence: right {np.median(conf_right) if conf_right else math.nan:.2f}, "
-                  f"wrong {np.median(conf_wrong) if conf_wrong else math.nan:.2f}")
+                  f"not right (unreadable or wrong) {np.median(conf_wrong) if conf_wrong else math.nan:.2f}")
         for e in errors:
             if e.startswith("classify"):
                 print("ERROR", e)
