@@ -11,9 +11,9 @@ import math
 
 import cv2
 import numpy as np
-from test_judge import FakeReader  # the judge's tests' fake recognizer (tests/ is on the path)
+from test_judge import run  # the judge's tests' feeding loop and fake recognizer (tests/ is on the path)
 
-from controller.judge import SpinJudge, SpinVerdict
+from controller.judge import SpinVerdict
 from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, scene_imu
 
 FPS = 30.0
@@ -48,17 +48,8 @@ def with_rocking(trace: np.ndarray, sp: ScriptedSpin) -> np.ndarray:
 
 
 def judge_scene(scene: SceneRenderer, duration: float, trace: np.ndarray | None) -> list[SpinVerdict]:
-    judge = SpinJudge(FakeReader(), imu=trace is not None)
-    events = []
-    pos = 0
-    for frame in scene.frames(duration, FPS):
-        if trace is not None:
-            end = int(np.searchsorted(trace[:, 0], frame.t, side="right"))
-            events += judge.feed_imu_array(trace[pos:end])
-            pos = end
-        events += judge.feed_frame(frame)
-    events += judge.finish()
-    return [e for e in events if isinstance(e, SpinVerdict)]
+    """The verdicts on ``scene`` (camera only when ``trace`` is None), fed as the judge's own tests feed it."""
+    return run(list(scene.spins), duration, trace=trace, scene=scene)[0]
 
 
 def test_the_tray_dates_the_wobble_when_the_camera_sees_a_lying_body_from_the_release() -> None:

@@ -514,9 +514,10 @@ class LetterRecognizer:
         if confidence < threshold:
             reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
             return LetterReading(None, confidence, scores, pose, reason=reason)
-        if LETTERS[best] in CONFUSABLE and face_side_px(quad) < MIN_CONFUSABLE_SIDE_PX:
+        side = face_side_px(quad)
+        if LETTERS[best] in CONFUSABLE and side < MIN_CONFUSABLE_SIDE_PX:
             return LetterReading(None, confidence, scores, pose,
-                                 reason=f"Nun or Gimel on a face of {face_side_px(quad):.0f} px: too small to tell apart")
+                                 reason=f"Nun or Gimel on a face of {side:.0f} px: too small to tell apart")
         if LETTERS[best] in CONFUSABLE and self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
             return LetterReading(None, confidence, scores, pose,
                                  reason="Nun or Gimel, but not steady when the face's outline is nudged")
