@@ -47,11 +47,12 @@ from controller.imu_features import ImuFeatureExtractor, local_linear, smooth  #
 #: held-out sets, studied since) and the tune set's own 11-13, 9001-9008
 TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
         + [f"/tmp/tune-twin-530/seed{s}_n9_fps60" for s in range(53001, 53009)]
+        + [f"/tmp/tune-twin-540/seed{s}_n9_fps60" for s in range(54001, 54009)]
         + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
-#: altsim tuning recordings that have an IMU (700000-700099, 760000-760015 and 780000-780015 are tuning seeds)
-ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/altsim_eval/rec_*")
-#: the held-out seeds (common brief): twin recordings from 54000 on, altsim from 800000 on
-HELDOUT_TWIN, HELDOUT_ALT = 54000, 800000
+#: altsim tuning recordings that have an IMU (700000-700099, 760000-760015, 780000-780015 and 800000-800015 are tuning seeds)
+ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*", "/tmp/altsim_eval/rec_*")
+#: the held-out seeds (fixed at the start of the fifth session): twin recordings from 55000 on, altsim from 820000 on
+HELDOUT_TWIN, HELDOUT_ALT = 55000, 820000
 #: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
 UNSCORED = ("no_release", "hand_touch")
 QUERIES = ("release_impact", "rocking_onset", "chatter_onset")
