@@ -163,7 +163,14 @@ def analyze_recording(
             imu_pos = end
 
     if fast is not None:
-        reduce = cv2.IMREAD_REDUCED_COLOR_2 if width >= 2 * lores_w else cv2.IMREAD_COLOR
+        # libjpeg scales while decoding (1/2, 1/4, 1/8): the tracker's small picture costs a fraction
+        # of a full decode; the largest factor that still leaves at least the tracking size is used
+        reduce = cv2.IMREAD_COLOR
+        for factor, flag in ((8, cv2.IMREAD_REDUCED_COLOR_8), (4, cv2.IMREAD_REDUCED_COLOR_4),
+                             (2, cv2.IMREAD_REDUCED_COLOR_2)):
+            if width >= factor * lores_w and height >= factor * lores_h:
+                reduce = flag
+                break
         for index, t, jpg in fast:
             buf = np.frombuffer(jpg, np.uint8)
             small = cv2.imdecode(buf, reduce)
