@@ -1,0 +1,353 @@
+"""The camera's wobble onset against the simulators' truth, spin by spin, replayed on cached series.
+
+    .venv/bin/python bench/bench_camera_onset.py                    # every tuning recording (twin + altsim)
+    .venv/bin/python bench/bench_camera_onset.py --estimators judge,module
+    .venv/bin/python bench/bench_camera_onset.py --worst 20 --plot 6 --out /tmp/h20/plots
+
+Judging a recording takes the whole vision pipeline; the camera's onset is decided once per spin, at the
+verdict, from the series the judge collected during the spin (:meth:`SpinJudge._wobble_onset`). So each
+recording is judged once, camera only, with ``_wobble_onset`` wrapped to save what it was given (times,
+centroid, blob area and elongation, the fall, the release, the frame rate and the lying dreidel's length
+at rest) and what it answered, and the spin's verdict (cached as JSON in ``--contexts``). Candidate
+estimators are then replayed on those series in seconds and scored against ``truth.json``.
+
+Scores, per simulator: the stable-time error (onset or fall, minus release, against the true stable time)
+over the spins that have a true wobble onset (the onset's own figure) and over every scored spin as
+``eval_judge.py`` counts them, and how many valid/invalid calls of spins more than 0.15 s from 3 s the
+estimator gets right (a touch, a left tray or a put-down keep their verdict). The cache holds the judge's
+part: delete it after changing the vision or the judge's other moments (release, fall, rest).
+
+Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
+the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.
+
+Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import re
+import sys
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset  # noqa: E402
+from controller.imu_features import local_linear, smooth  # noqa: E402
+from controller.signal_runs import final_run_start  # noqa: E402
+
+#: twin tuning recordings (eval_judge.py's caches): 52001-52008, 53001-53008, 54001-54008 (earlier
+#: sessions' held-out sets, studied since) and the tune set's own 11-13, 9001-9008
+TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
+        + [f"/tmp/tune-twin-530/seed{s}_n9_fps60" for s in range(53001, 53009)]
+        + [f"/tmp/tune-twin-540/seed{s}_n9_fps60" for s in range(54001, 54009)]
+        + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
+#: altsim tuning recordings (700000-700099, 760000-760015, 780000-780015 and 800000-800015 are tuning seeds)
+ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*", "/tmp/altsim_eval/rec_*")
+#: the held-out seeds (fixed at the start of the fifth session): twin recordings from 55000 on, altsim from 820000 on
+HELDOUT_TWIN, HELDOUT_ALT = 55000, 820000
+#: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
+UNSCORED = ("no_release", "hand_touch")
+#: verdict codes the stable time decides (the others: a touch, a left tray, a put-down, keep theirs)
+TIMING_CODES = ("short", "wobbled_immediately", "unreadable")
+
+
+def default_recordings() -> list[Path]:
+    recs = [Path(r) for r in TWIN if (Path(r) / "truth.json").is_file()]
+    for pattern in ALT_GLOBS:
+        base = Path(pattern).parent
+        recs += sorted(p for p in base.glob(Path(pattern).name) if (p / "truth.json").is_file())
+    return recs
+
+
+def is_heldout(rec: Path) -> bool:
+    """True for a recording of the held-out set (by folder or by its seed in the name)."""
+    if "heldout" in str(rec):
+        return True
+    m = re.search(r"(?:seed|rec_)(\d+)", rec.name)
+    if m is None:
+        return False
+    seed = int(m.group(1))
+    return seed >= HELDOUT_ALT if rec.name.startswith("rec_") else seed >= HELDOUT_TWIN
+
+
+def context_path(contexts: Path, rec: Path) -> Path:
+    return contexts / f"{rec.parent.name}__{rec.name}.json"
+
+
+def collect(args: tuple[str, str]) -> str:
+    """Judge one recording camera-only (no letters), saving each spin's onset inputs and its verdict."""
+    rec, out = args
+    import cv2
+
+    from controller import judge as judge_mod
+    from controller.analyze_cli import analyze_recording
+
+    cv2.setNumThreads(1)
+    spins: list[dict[str, Any]] = []
+    objs: list[Any] = []
+    original = judge_mod.SpinJudge._wobble_onset
+
+    def recorded(self: Any, spin: Any, fall_t: float) -> Any:
+        got = original(self, spin, fall_t)
+        rest = spin.rest_obs
+        last = spin.last_obs
+        spins.append({
+            "release_t": spin.release_t, "fall_t": fall_t, "fps": self._fps_est, "onset": got[0],
+            "t": list(spin.t_obs), "x": list(spin.xs), "y": list(spin.ys), "area": list(spin.areas),
+            "elong": list(spin.elong), "wobble": list(spin.wobble), "circling": list(spin.circling),
+            "rest_length": None if rest is None else rest.length, "rest_area": None if rest is None else rest.area,
+            "last_length": None if last is None else last.length,
+            "settings": {k: getattr(self.settings, k) for k in ("onset_skip_s", "circle_window_s", "circle_level",
+                                                                  "circle_hold_s", "circle_gap_s")},
+        })
+        objs.append(spin)
+        return got
+
+    judge_mod.SpinJudge._wobble_onset = recorded  # type: ignore[method-assign]
+    try:
+        verdicts, _ = analyze_recording(rec, use_imu=False, use_recognizer=False)
+    finally:
+        judge_mod.SpinJudge._wobble_onset = original  # type: ignore[method-assign]
+    # the verdict asks for the onset first, then for the interference the watch saw (a touch that came
+    # before the onset ends the stable spin): read it from the spin once all is judged
+    for s, spin in zip(spins, objs, strict=True):
+        ev = spin.interference.event if spin.interference is not None else None
+        s["touch_t"] = None if ev is None else ev.t
+    Path(out).write_text(json.dumps({"rec": rec, "verdicts": [v.to_json() for v in verdicts], "spins": spins}))
+    return out
+
+
+def collect_all(recs: list[Path], contexts: Path, jobs: int) -> None:
+    """Judge (once) every recording whose context is not cached yet."""
+    contexts.mkdir(parents=True, exist_ok=True)
+    twin = [r for r in recs if "alt" not in r.parent.name]
+    alt = [r for r in recs if "alt" in r.parent.name]
+    # alternate the simulators, so that an early look at the cache sees both
+    order = [r for pair in zip(alt, twin, strict=False) for r in pair]
+    order += alt[len(twin):] + twin[len(alt):]
+    todo = [(str(r), str(context_path(contexts, r))) for r in order if not context_path(contexts, r).is_file()]
+    if not todo:
+        return
+    print(f"judging {len(todo)} recordings once (camera only) to record the onset inputs ...", flush=True)
+    with ProcessPoolExecutor(jobs) as ex:
+        for out in ex.map(collect, todo):
+            print("  ", out, flush=True)
+
+
+
+
+@dataclass
+class Case:
+    """One judged spin paired with its truth: the onset's inputs and what the verdict made of them."""
+
+    sim: str
+    rec: str
+    spin: int
+    kind: str
+    track: CameraTrack
+    judged_onset: float | None
+    touch_t: float | None
+    verdict: dict[str, Any]
+    true_release: float
+    true_onset: float | None
+    true_stable: float
+    true_valid: bool
+
+
+def load_cases(recs: list[Path], contexts: Path) -> list[Case]:
+    """Every scored spin of the cached recordings, paired with its truth (release within 0.5 s)."""
+    cases: list[Case] = []
+    for r in recs:
+        ctx = json.loads(context_path(contexts, r).read_text())
+        truth = json.loads((r / "truth.json").read_text())
+        sim = "altsim" if "alt" in r.parent.name else "twin"
+        for s in ctx["spins"]:
+            verdict = min(ctx["verdicts"], key=lambda v: abs(v["release_t"] - s["release_t"]))
+            if abs(verdict["release_t"] - s["release_t"]) > 0.01 or "no_release" in verdict["reasons"]:
+                continue  # a put-down: the onset is not asked
+            tr = min(truth, key=lambda q: abs(q["release_t"] - s["release_t"]))
+            stable = tr.get("stable_s")
+            if stable is None and tr.get("wobble_t") is not None:
+                stable = tr["wobble_t"] - tr["release_t"]
+            if abs(tr["release_t"] - s["release_t"]) > 0.5 or tr["kind"] in UNSCORED or stable is None:
+                continue
+            track = CameraTrack(
+                t=np.asarray(s["t"], float), x=np.asarray(s["x"], float), y=np.asarray(s["y"], float),
+                area=np.asarray(s["area"], float),
+                release_t=s["release_t"], fall_t=s["fall_t"], fps=s["fps"], body_length=s["rest_length"],
+            )
+            cases.append(Case(sim, f"{r.parent.name}/{r.name}", tr["index"], tr["kind"], track, s["onset"],
+                              s["touch_t"], verdict, tr["release_t"], tr.get("wobble_t"), float(stable),
+                              bool(tr["valid"])))
+    return cases
+
+
+def stable_of(case: Case, onset: float | None) -> float:
+    """The verdict's stable time had the judge found ``onset`` (camera only: the rest of _verdict as is)."""
+    tk = case.track
+    wobble_t = onset if onset is not None and onset < tk.fall_t else None
+    touch = case.touch_t
+    if touch is not None and touch <= (wobble_t if wobble_t is not None else tk.fall_t):
+        wobble_t = max(touch, tk.release_t)
+    end = wobble_t if wobble_t is not None else tk.fall_t
+    return max(0.0, end - tk.release_t)
+
+
+def valid_of(case: Case, stable: float) -> bool:
+    other = [c for c in case.verdict["reasons"] if c not in TIMING_CODES]
+    return not other and stable >= 3.0
+
+
+Estimator = Callable[[CameraTrack], "float | None"]
+
+
+def legacy(tk: CameraTrack) -> float | None:
+    """The judge's onset before this bench (session 4's ``SpinJudge._wobble_onset``), re-computed: the
+    circling relative to the upright blob's sqrt(area), first sustained run over 0.06. Also a check that
+    the replay is faithful (it must equal the recorded onsets)."""
+    keep = (tk.t >= tk.release_t + 0.1) & (tk.t <= tk.fall_t)
+    tw = tk.t[keep]
+    if tw.size < 8:
+        return None
+    x, y, area = tk.x[keep], tk.y[keep], tk.area[keep]
+    size = math.sqrt(max(float(np.median(area[: max(5, area.size // 3)])), 1.0))
+    n = max(3, int(round(0.35 * tk.fps)))
+    radius = np.hypot(x - smooth(x, n), y - smooth(y, n))
+    above = smooth(radius, max(3, int(round(0.08 * tk.fps)))) / size > 0.06
+    hold = max(2, int(round(0.2 * tk.fps)))
+    onset = final_run_start(above, tw, gap=max(2, int(round(0.2 * tk.fps))))
+    if onset is None:
+        run = 0
+        for i in range(above.size):
+            run = run + 1 if above[i] else 0
+            if run and (run >= hold or i == above.size - 1):
+                return float(tw[i - run + 1])
+    return onset
+
+
+def score(name: str, cases: list[Case], est: Estimator, worst: int = 0) -> dict[str, Any]:
+    """Stable-time errors and valid/invalid calls of ``est`` on ``cases``, printed per simulator."""
+    out: dict[str, Any] = {}
+    rows = []
+    for c in cases:
+        on = est(c.track)
+        st = stable_of(c, on)
+        rows.append((c, on, st - c.true_stable, valid_of(c, st)))
+    for sim in ("twin", "altsim", "all"):
+        sel = [r for r in rows if sim in ("all", r[0].sim)]
+        if not sel:
+            continue
+        e_on = np.abs([r[2] for r in sel if r[0].true_onset is not None])
+        e_all = np.abs([r[2] for r in sel])
+        clear = [r for r in sel if abs(r[0].true_stable - 3.0) > 0.15]
+        right = sum(r[3] == r[0].true_valid for r in clear)
+        out[sim] = (float(np.median(e_on)), float(np.percentile(e_on, 95)))
+        print(f"{name:<28} {sim:<6} onset spins {e_on.size:>3}: median {np.median(e_on):.3f} p95 "
+              f"{np.percentile(e_on, 95):.3f} | all {e_all.size:>3}: {np.median(e_all):.3f} / "
+              f"{np.percentile(e_all, 95):.3f} | >0.15 s {int((e_all > 0.15).sum()):>3} | valid/invalid "
+              f"{right}/{len(clear)}")
+    if worst:
+        for c, on, err, _ in sorted(rows, key=lambda r: -abs(r[2]))[:worst]:
+            print(f"    {c.rec:<40} spin {c.spin} {c.kind:<15} err {err:+.3f}  onset "
+                  f"{'-' if on is None else f'{on - c.track.release_t:.2f}'} true "
+                  f"{'-' if c.true_onset is None else f'{c.true_onset - c.true_release:.2f}'} fall "
+                  f"{c.track.fall_t - c.track.release_t:.2f}")
+    return out
+
+
+def plot_case(path: Path, case: Case, settings: WobbleSettings) -> None:
+    """The circling level (log scale) of one spin with the level line, the true onset and both estimates (PNG)."""
+    from PIL import Image, ImageDraw
+
+    from controller.camera_wobble import circling_level
+
+    t, level = circling_level(case.track, settings)
+    if t.size < 8:
+        return
+    fitted = np.exp(local_linear(t, np.log(np.maximum(level, 1e-4)), max(2, int(round(settings.fit_s * case.track.fps)))))
+    w_, h_ = 1000, 420
+    img = Image.new("RGB", (w_, h_), "white")
+    d = ImageDraw.Draw(img)
+    t0, t1 = float(t[0]), float(t[-1])
+    lo, hi = math.log10(0.005), math.log10(max(0.5, float(level.max())))
+
+    def px(tt: float) -> float:
+        return 50 + (tt - t0) / max(t1 - t0, 1e-6) * (w_ - 70)
+
+    def py(v: float) -> float:
+        return 380 - (math.log10(max(v, 0.005)) - lo) / (hi - lo) * 340
+
+    d.rectangle([50, 40, w_ - 20, 380], outline="gray")
+    d.line([(50, py(settings.level)), (w_ - 20, py(settings.level))], fill="green")
+    d.line([(px(float(a)), py(float(v))) for a, v in zip(t, level, strict=True)], fill="blue")
+    d.line([(px(float(a)), py(float(v))) for a, v in zip(t, fitted, strict=True)], fill="purple", width=2)
+    marks = ((case.true_onset, "red", "true onset"), (legacy(case.track), "orange", "legacy"),
+             (wobble_onset(case.track, settings), "purple", "module"), (case.track.fall_t, "gray", "fall"))
+    for k, (tt, colour, label) in enumerate(marks):
+        if tt is not None and t0 <= tt <= t1:
+            d.line([(px(tt), 40), (px(tt), 380)], fill=colour, width=2)
+            d.text((px(tt) + 3, 45 + 12 * k), label, fill=colour)
+    d.text((50, 5), f"{case.rec} spin {case.spin} ({case.kind}): circling / length (log), blue raw, purple fitted, "
+                    f"green level {settings.level}", fill="black")
+    d.text((50, 390), f"t {t0:.2f} .. {t1:.2f} s", fill="black")
+    img.save(path)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--rec", type=Path, nargs="*", default=None, help="recordings (default: the tuning ones)")
+    ap.add_argument("--contexts", type=Path, default=Path("/tmp/h20/ctx"), help="cache of the onset inputs")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--worst", type=int, default=0, help="list this many worst spins per estimator")
+    ap.add_argument("--cached-only", action="store_true", help="score the recordings already cached, judge none")
+    ap.add_argument("--plot", type=int, default=0, help="draw the circling of this many worst spins (module)")
+    ap.add_argument("--out", type=Path, default=Path("/tmp/h20/plots"))
+    args = ap.parse_args()
+    recs = args.rec if args.rec else default_recordings()
+    for r in recs:
+        if is_heldout(r):
+            sys.exit(f"{r}: held-out recordings are not for tuning")
+    if args.cached_only:
+        recs = [r for r in recs if context_path(args.contexts, r).is_file()]
+    else:
+        collect_all(recs, args.contexts, args.jobs)
+    cases = load_cases(recs, args.contexts)
+    same = sum(1 for c in cases if legacy(c.track) == c.judged_onset)
+    print(f"{len(cases)} spins; the replayed legacy onset equals the judge's on {same}")
+    score("judge (recorded)", cases, lambda tk: next(c.judged_onset for c in cases if c.track is tk), args.worst)
+    for name, est in candidates().items():
+        score(name, cases, est, args.worst)
+    if args.plot:
+        args.out.mkdir(parents=True, exist_ok=True)
+        ws = WobbleSettings()
+        worst = sorted(cases, key=lambda c: -abs(stable_of(c, wobble_onset(c.track, ws)) - c.true_stable))
+        for c in worst[: args.plot]:
+            p = args.out / f"{c.rec.replace('/', '__')}_spin{c.spin}.png"
+            plot_case(p, c, ws)
+            print("plot:", p)
+
+
+def candidates() -> dict[str, Estimator]:
+    """The estimators compared (name -> onset of a track)."""
+    def with_settings(**kw: Any) -> Estimator:
+        ws = WobbleSettings(**kw)
+        return lambda tk: wobble_onset(tk, ws)
+
+    return {
+        "legacy": legacy,
+        "length, first frame": with_settings(fit_s=0.0),
+        "length, growth fit (module)": with_settings(),
+    }
+
+
+if __name__ == "__main__":
+    main()
