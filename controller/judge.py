@@ -21,7 +21,9 @@ How the moments are measured:
   wobbling tip (:meth:`~controller.imu_features.ImuFeatureExtractor.rocking_onset`), which is sharper
   than the camera and replaces its estimate.
 - **rest**: the dreidel lies still (a lying silhouette, no change between frames) for ``rest_hold_s``;
-  it is dated from when its position stopped changing. With an IMU the tray must also be silent: a
+  it is dated from when its position stopped changing. When only a small piece of it is told from its
+  shadow, its centroid jitters and its speed never settles: then lying pinned to one place with nothing
+  changing in its box for ``long_still_s`` is at rest too (:meth:`SpinJudge._pinned_s`). With an IMU the tray must also be silent: a
   sleeping dreidel hums at its spin rate however still it looks from above.
 - **letter**: read on a few frames over the first moments of rest and voted
   (:mod:`controller.judge_letters`); the verdict is given once the vote is settled.
@@ -261,6 +263,7 @@ class _Spin:
     hand_near: list[tuple[float, float]] = field(default_factory=list)
     upright_frames: int = 0
     last_lores: tuple[float, float, float] | None = None
+    quiet_since: float | None = None  # since when the picture inside the dreidel's box has not changed
 
 
 _PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
@@ -577,18 +580,26 @@ class SpinJudge:
             }.get(obs.phase, self._phase)
             if obs.phase is Phase.FALLING and frame.t - spin.release_t > 0.5:
                 spin.fell = True
+            if obs.motion < self.observer.still_motion:
+                if spin.quiet_since is None:
+                    spin.quiet_since = frame.t
+            else:
+                spin.quiet_since = None
+            still_s = obs.still_s
+            if still_s < s.rest_hold_s and obs.elongation >= s.lying_min_elongation:
+                still_s = max(still_s, self._pinned_s(spin, frame.t, tr.scale, obs.length))
             # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
             # smoothly blurred one can look still). A stubby dreidel lying down can look compact too, so
             # after a fall was seen, being still for longer is enough.
             lying = (
                 obs.elongation >= s.lying_min_elongation
-                or (spin.fell and obs.still_s >= 2 * s.rest_hold_s)
-                or obs.still_s >= s.long_still_s
+                or (spin.fell and still_s >= 2 * s.rest_hold_s)
+                or still_s >= s.long_still_s
             )
-            if obs.still_s >= s.rest_hold_s and lying and not obs.hand:
-                quiet = self._imu_quiet(obs.t - obs.still_s, obs.t, frame.t)
+            if still_s >= s.rest_hold_s and lying and not obs.hand:
+                quiet = self._imu_quiet(obs.t - still_s, obs.t, frame.t)
                 if quiet:
-                    spin.rest_t = self._rest_start(spin, obs)
+                    spin.rest_t = self._rest_start(spin, obs, obs.t - still_s)
                     spin.rest_obs = obs
                     self._set_phase(TablePhase.AT_REST, frame.t, events)
                     spin.vote = LetterVote(frame.t, interval_s=s.letter_interval_s, max_reads=s.letter_reads)
@@ -609,6 +620,7 @@ class SpinJudge:
             ):
                 self._set_phase(display, frame.t, events)
         else:
+            spin.quiet_since = None
             if tr.lost_at_edge:
                 spin.lost_at_edge = True
             if obs.hand or obs.merged:
@@ -682,15 +694,42 @@ class SpinJudge:
                     break
         return onset, ts, wb
 
+    def _pinned_s(self, spin: _Spin, t: float, scale: float, length: float) -> float:
+        """How long the dreidel has lain pinned to one place with nothing changing in its box, or 0 until
+        that has lasted ``long_still_s``.
+
+        The observer's "still" asks for a low centroid speed, relative to the body's size. When only a
+        small piece of a dark dreidel is told from its shadow (its letter: altsim 800002, a black dreidel
+        on grey felt under a lamp), that centroid jitters by a lores pixel from frame to frame and the
+        speed never settles, though nothing in the picture moves. Here the positions, averaged over 5
+        frames, must stay within a lores pixel and a half (or 5% of the length) of their median, and
+        the picture unchanged for longer than a normal rest needs.
+        """
+        since = spin.quiet_since
+        if since is None or t - since < self.settings.long_still_s:
+            return 0.0
+        ts = np.asarray(spin.t_obs)
+        i0 = int(np.searchsorted(ts, since))
+        if ts.size - i0 < 5:
+            return 0.0
+        x = smooth(np.asarray(spin.xs[i0:]), 5)[2:-2]
+        y = smooth(np.asarray(spin.ys[i0:]), 5)[2:-2]
+        tol = max(1.5 * scale, 0.05 * length)
+        if np.all(np.hypot(x - np.median(x), y - np.median(y)) <= tol):
+            return t - since
+        return 0.0
+
     @staticmethod
-    def _rest_start(spin: _Spin, obs: Observation) -> float:
+    def _rest_start(spin: _Spin, obs: Observation, still_from: float | None = None) -> float:
         """When the dreidel stopped: the first moment from which its (3-frame averaged) position stays
         within 2% of its length of where it lies.
 
         "Still" needs the speed over the last ~0.25 s to be low, so it is declared a little after the
-        slide has ended; the positions recorded tell when it really stopped.
+        slide has ended; the positions recorded tell when it really stopped. ``still_from``: since when
+        it has been still (default: the observer's still time).
         """
-        still_from = obs.t - obs.still_s
+        if still_from is None:
+            still_from = obs.t - obs.still_s
         ts = np.asarray(spin.t_obs)
         if ts.size < 4 or obs.x is None or obs.y is None:
             return still_from

@@ -354,9 +354,16 @@ class DreidelTracker:
         quarter of the component or more is left; under a low lamp the light shadow can be three times
         the body, and then the body is the main piece left, if dreidel-sized. A dark dreidel leaves only
         its letters and glints: then only the light shadows are taken out, kept while a quarter of the
-        component is left (else it is a dark dreidel on dark felt: nothing is).
+        component is left (else it is a dark dreidel on dark felt: nothing is). A component that is all
+        shadow and larger than any dreidel is no dreidel at all: the body returned is empty.
         """
         depth = self.background.shadow_depth(small, box)
+        n_obj = int(np.count_nonzero(comp & (depth == 0)))
+        n_shade = int(np.count_nonzero(comp & ((depth == 1) | (depth == 2))))
+        if n_obj <= 0.01 * area_raw and n_shade >= 0.8 * area_raw and area_raw > self._shadow_only_area():
+            # nothing but shadow, and larger than a dreidel: the shadow of an arm withdrawing over the tray
+            # (altsim 800013), never a dreidel, which shows a letter, an edge or a glint somewhere
+            return np.zeros_like(comp), True
         if int(np.count_nonzero(comp & (depth == 2))) >= 0.05 * area_raw:
             outline = self._main_piece(comp & (depth == 0))
             if outline is not None and self._body_sized(outline, area_raw, min_area):
@@ -382,6 +389,13 @@ class DreidelTracker:
         if int(np.count_nonzero(body)) >= 0.25 * area_raw:
             return body, False
         return comp, False
+
+    def _shadow_only_area(self) -> float:
+        """The area (lores px) over which a component that is all shadow cannot be a dark dreidel: the
+        largest dreidel's (``dreidel_px``). Not the body seen before: a grey metal dreidel on light felt
+        is all "shadow" too, and the body last cut out may have been only its letter (altsim 760008)."""
+        max_len = self.dreidel_px[1] / self.scale
+        return 0.35 * max_len * max_len
 
     def _body_sized(self, piece: np.ndarray, area_raw: int, min_area: float) -> bool:
         """Is ``piece`` (cut out of a component) a dreidel's body rather than a crumb or a glint?

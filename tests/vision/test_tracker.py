@@ -151,3 +151,26 @@ def test_lores_keeps_aspect_and_scale(width: int) -> None:
     assert small.shape[1] == 320 and small.shape[0] == 240
     assert tracker.scale == pytest.approx(width / 320)
     assert cv2.countNonZero(small[..., 0]) == 0
+
+
+@pytest.mark.parametrize("darken", [0.45, 0.7])
+def test_the_shadow_of_a_withdrawing_arm_is_not_a_dreidel(darken: float) -> None:
+    """An arm withdrawing over an empty tray under a lamp throws a fist-sized shadow that crosses the felt on
+    its own (altsim 800013: it was taken for a released dreidel and judged an invented spin). It is all
+    shadow, the felt's hue only darker, and larger than a dreidel: no dreidel and no hand is found."""
+    scene = SceneRenderer([], SceneStyle(), seed=5)
+    tracker = DreidelTracker()
+    for i in range(36):
+        tracker.process(Frame(i, i / 30, scene.render(i / 30)))
+    for k in range(10):
+        t = 2.0 + k / 30
+        img = scene.render(t)
+        shade = np.zeros(img.shape[:2], np.uint8)
+        cx, cy = 330 + 6 * k, 200 + 4 * k  # the fist's shadow, moving across the tray
+        cv2.ellipse(shade, (cx, cy), (60, 48), 20.0, 0, 360, 255, -1)
+        cv2.ellipse(shade, (cx - 70, cy + 45), (90, 30), 35.0, 0, 360, 255, -1)  # the forearm's
+        img[shade > 0] = (img[shade > 0].astype(np.float32) * darken).astype(np.uint8)
+        tr = tracker.process(Frame(100 + k, t, img))
+        assert tr is not None
+        assert tr.dreidel is None, f"frame {k}: the shadow was taken for a dreidel"
+        assert not tr.hands
