@@ -53,6 +53,21 @@ class ScriptedSpin:
         return self.release_t + self.stable_s
 
     @property
+    def rules_wobble_t(self) -> float:
+        """When the drawn tilt reaches the rules' wobble level (6 degrees, as both simulators date it).
+
+        ``wobble_t`` is where the tilt starts to grow from its sleeping 0.02 rad; it grows as
+        ``0.02 + 0.55 u**1.5`` over ``wobble_s`` (see ``_draw_spin``), so it reaches 6 degrees later.
+        """
+        u = ((math.radians(6.0) - 0.02) / 0.55) ** (2.0 / 3.0)
+        return self.wobble_t + u * self.wobble_s
+
+    @property
+    def rules_stable_s(self) -> float:
+        """Release to the rules' wobble level: the stable time a judge should measure on this scene."""
+        return self.rules_wobble_t - self.release_t
+
+    @property
     def fall_t(self) -> float:
         return self.wobble_t + self.wobble_s
 
