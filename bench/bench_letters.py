@@ -34,10 +34,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
-from vision.recognizer import LETTERS, LetterModel, LetterRecognizer  # noqa: E402
+from vision.recognizer import LETTERS, LetterModel, LetterRecognizer, face_side_px  # noqa: E402
 from vision.tip import angular_distance, tip_bearing_deg  # noqa: E402
 
 TEACH = 3
+#: face-size bins (px) of the Nun/Gimel breakdown (0: no face found)
+SIZE_BINS = ((0.0, 14.0), (14.0, 17.0), (17.0, 20.0), (20.0, 23.0), (23.0, 26.0), (26.0, 30.0), (30.0, 34.0),
+             (34.0, 1e9))
 #: tuning seeds (looked at while improving the recognizer)
 TWIN_SEED0 = 7_300_000
 SYNTH_SEED0 = 91_000_000
@@ -120,6 +123,7 @@ def altsim_stills(dreidels: int, queries: int, seed0: int = ALTSIM_SEED0) -> lis
 
 def evaluate(name: str, sets: list[tuple[list[Still], list[Still]]], generic: LetterRecognizer) -> None:
     rows: dict[str, list[tuple[Letter, Letter | None, float, Letter]]] = {"generic": [], "enrolled": []}
+    sides: list[float] = []  # the face's side (px) of each query, as the pose found it (0: no face)
     tips: list[bool] = []
     times: list[float] = []
     cpu: list[float] = []
@@ -133,6 +137,7 @@ def evaluate(name: str, sets: list[tuple[list[Still], list[Still]]], generic: Le
             t, c = time.perf_counter(), time.process_time()
             pose = find_resting_dreidel(s.image)
             reading = generic.read(s.image, pose)
+            sides.append(0.0 if pose is None or pose.face_quad is None else face_side_px(pose.face_quad))
             times.append(time.perf_counter() - t)
             cpu.append(time.process_time() - c)
             best = max(reading.scores, key=reading.scores.__getitem__)
@@ -169,6 +174,14 @@ def evaluate(name: str, sets: list[tuple[list[Still], list[Still]]], generic: Le
                 ece += sel.mean() * abs(conf[sel].mean() - ok[sel].mean())
                 print(f"  [{lo:.2f}, {min(hi, 1):.2f})  {sel.sum():5d}   {conf[sel].mean():.3f}     {ok[sel].mean():.3f}")
         print(f"  expected calibration error {ece:.4f}")
+        print("  Nun and Gimel by face size (px): right / unreadable / wrong")
+        for lo, hi in SIZE_BINS:
+            sel = [d for d, side in zip(data, sides, strict=True)
+                   if d[0] in (Letter.NUN, Letter.GIMEL) and lo <= side < hi]
+            if sel:
+                ok_n = sum(1 for t, p, _, _ in sel if p == t)
+                none = sum(1 for _, p, _, _ in sel if p is None)
+                print(f"    {lo:3.0f}-{hi:<4.0f} {ok_n:4d} / {none:4d} / {len(sel) - ok_n - none:3d}")
     if tips:
         print(f"tip direction within 30 deg: {np.mean(tips):.4f} of {len(tips)}")
     print(f"ms per still (pose + letter, 1 thread): CPU median {1000 * np.median(cpu):.1f}, "

@@ -15,11 +15,16 @@
 4. Calibrate on stills in font families held out of training, read exactly as at run time: the
    temperature, the "unreadable" threshold (the lowest at which the letters read stay >= 99.8%
    right and those just above it >= 99%), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
+5. Fit the Nun/Gimel thresholds by face size (``letters.json`` ``confusable_bins``) on held-out-font dreidels
+   whose face is 12-34 px (twin stills stored as MJPG stores a frame, and letter_synth stills), read as at
+   run time with the steadiness check: per size bin, just above the most confident wrong Nun/Gimel read,
+   or never read when no threshold is safe (``fit_confusable_bins``).
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_letter_model.py --recipe   (the committed model, every stage)
        .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR] [--init ONNX]
        .venv/bin/python scripts/build_letter_model.py --recalibrate   (refit letters.json after a pose change)
+       .venv/bin/python scripts/build_letter_model.py --refit-small-faces   (only the thresholds by face size)
 Deterministic for a given seed, font set and library versions (single-threaded data, seeded torch).
 """
 
@@ -31,7 +36,7 @@ import math
 import sys
 import time
 from dataclasses import replace
-from multiprocessing import Pool
+from multiprocessing import Pool, get_context
 from pathlib import Path
 
 import cv2
@@ -58,6 +63,7 @@ from vision.recognizer import (  # noqa: E402
     NONE_CLASS,
     ORIENTATIONS,
     Calibration,
+    ConfusableBin,
     LetterModel,
     enrolled_similarity,
     orientation_prior,
@@ -169,10 +175,12 @@ def cuts(image: np.ndarray, truth_quad: np.ndarray, tip: np.ndarray, handle: np.
     return out
 
 
-def synth_job(job: tuple[int, int, list[str], int, int, bool, bool]) -> list[Sample]:
+def synth_job(job: tuple[int, int, list[str], int, int, bool, bool, bool]) -> list[Sample]:
     """``count`` letter_synth stills (a new dreidel every ``per_style`` stills, or every still when 0);
-    ``varied``: also engraved letters, wood grain and other stroke weights (``DreidelStyle.random_varied``)."""
-    seed, count, fonts, per_style, jitters, training, varied = job
+    ``varied``: also engraved letters, wood grain and other stroke weights (``DreidelStyle.random_varied``);
+    ``small``: three stills in four show a dreidel whose up face is 12-34 px in a 640 x 480 picture (the
+    size of a twin recording's resting dreidel, where Gimel's foot is a pixel or two)."""
+    seed, count, fonts, per_style, jitters, training, varied, small = job
     cv2.setNumThreads(1)  # the pool already uses every core
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
@@ -183,7 +191,11 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, bool]) -> list[Sam
             style = new_style(rng, fonts)
         letter_idx = (i // max(1, per_style // 5)) % 5 if per_style else int(rng.integers(5))
         size = [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))]
-        still = render_still(style, LETTERS[letter_idx], rng, size=size)
+        length = None
+        if small and rng.random() < 0.75:
+            size = (640, 480)
+            length = float(rng.uniform(12.0, 34.0) * (style.body_len + style.tip_len + style.handle_len))
+        still = render_still(style, LETTERS[letter_idx], rng, size=size, length_px=length)
         group = seed * 1000 + (i // per_style if per_style else i)
         tip, handle = np.array(still.tip), np.array(still.handle)
         if training:
@@ -200,20 +212,29 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, bool]) -> list[Sam
     return out
 
 
-def twin_job(job: tuple[int, int, int]) -> list[Sample]:
-    """``count`` stills of the digital twin (hardware.sim), seeds from ``seed``."""
+def twin_job(job: tuple[int, int, int, list[str] | None]) -> list[Sample]:
+    """``count`` stills of the digital twin (hardware.sim), seeds from ``seed``. With ``fonts``, each dreidel
+    is lettered in one of them (the training fonts: the held-out families stay unseen) and the still is stored
+    as the table's MJPG stores a frame (JPEG 80-95)."""
+    from dataclasses import replace as dc_replace
+
     from hardware.sim.dreidel import resolve_style
     from hardware.sim.recorder import render_still as twin_render
 
-    seed0, count, jitters = job
+    seed0, count, jitters, fonts = job
     cv2.setNumThreads(1)
     out: list[Sample] = []
     for i in range(count):
         seed = seed0 + i
         rng = np.random.default_rng(seed)
         style = resolve_style(None, seed)
+        if fonts:
+            style = dc_replace(style, font_path=fonts[int(rng.integers(len(fonts)))])
         letter = style.letters[int(rng.integers(len(style.letters)))]
         image, truth = twin_render(style, letter, seed)
+        if fonts:
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+            image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
         quad = clockwise(np.array(truth["face_quad_px"], np.float64))
         a = math.radians(float(truth["tip_angle_deg"]))  # mathematical angle (y up)
         centre = np.array(truth["rest_px"], np.float64)
@@ -228,12 +249,15 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
     chunk = 40
     synth, twin_n = (args.synth, args.twin) if training else (0, 0)
     varied = args.styles == "varied"
-    jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, varied)
+    small = args.sizes == "small"
+    jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, varied,
+               small)
               for k in range((synth + chunk - 1) // chunk)]
-    jobs_t = [(TWIN_SEED0 + args.seed * 100_000 + k * chunk, min(chunk, twin_n - k * chunk), args.jitters)
+    jobs_t = [(TWIN_SEED0 + args.seed * 100_000 + k * chunk, min(chunk, twin_n - k * chunk), args.jitters,
+               train_fonts if small else None)
               for k in range((twin_n + chunk - 1) // chunk)]
     # calibration: per held-out dreidel 5 letters x 6 stills (3 to enroll, 3 to query)
-    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, varied) for k in range(args.val_styles)]
+    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, varied, False) for k in range(args.val_styles)]
     with Pool(args.workers) as pool:
         parts_t = pool.map_async(twin_job, jobs_t, chunksize=1)
         parts_s = pool.map(synth_job, jobs_s, chunksize=1)
@@ -242,6 +266,139 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
     train = [r for part in parts_s + twin for r in part]
     val = [r for part in parts_v for r in part]
     return train, val
+
+
+# -- small faces: Nun/Gimel thresholds by face size -------------------------------------------------
+
+#: the seeds of the small-face calibration stills (below every benchmark's and held-out range, apart from the
+#: training stills' seeds: the twin's from 6,000,000 + 100,000 x seed, letter_synth's up to about 1,000,000)
+SMALL_TWIN_SEED0 = 6_700_000
+SMALL_SYNTH_SEED0 = 5_000_000
+#: upper edges (px) of the face-size bins whose Nun/Gimel thresholds are fitted; larger faces use the
+#: letters' own thresholds. The smallest faces of a 40 px dreidel are about 12 px
+SMALL_FACE_EDGES = (14.0, 17.0, 20.0, 23.0, 26.0, 30.0, 34.0)
+#: a bin's threshold must leave at least this many right Nun/Gimel reads above it (evidence, not luck) ...
+SMALL_FACE_MIN_READS = 20
+#: ... and lie this far above the most confident wrong read in the bin; never above SMALL_FACE_MAX_THRESHOLD
+SMALL_FACE_MARGIN = 0.005
+SMALL_FACE_MAX_THRESHOLD = 0.995
+#: the small-face stills' letters: Nun and Gimel twice as often as the others (the bins are theirs, but a
+#: small Hey, Shin or Pe read as one of them is a wrong read too)
+SMALL_FACE_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL, Letter.SHIN, Letter.PE)
+
+SmallRow = tuple[float, int, int, float, float]  # (face side px, true letter, best letter, confidence, steadiness)
+
+
+def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
+    """``count`` stills of held-out-font dreidels whose up face is 12-34 px, read by the model at ``model``
+    exactly as at run time (pose -> cut -> network, and the steadiness check): one row per readable face.
+
+    ``kind`` "twin": the digital twin's stills (its camera and light) lettered in a held-out font and stored
+    as the table's MJPG stores a frame (JPEG 80-95); "synth": letter_synth's plain and varied dreidels
+    sized so that the face is 12-34 px, with its blur, noise and JPEG."""
+    from dataclasses import replace as dc_replace
+
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
+    from vision.recognizer import LetterRecognizer
+
+    kind, seed0, count, fonts, model = job
+    cv2.setNumThreads(1)
+    reader = LetterRecognizer(LetterModel.load(Path(model)))
+    out: list[SmallRow] = []
+    for i in range(count):
+        seed = seed0 + i
+        rng = np.random.default_rng([seed, 0x5F])
+        letter = SMALL_FACE_LETTERS[i % len(SMALL_FACE_LETTERS)]
+        if kind == "twin":
+            style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
+            if letter not in style.letters:  # a twin dreidel has a Shin or a Pe, not both
+                letter = Letter.PE if letter is Letter.SHIN else Letter.SHIN
+            image, _ = twin_render(style, letter, seed)
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+            image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+        else:
+            style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
+            synth_style = style_of(rng, fonts)
+            along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
+            image = render_still(synth_style, letter, rng, size=(640, 480),
+                                 length_px=float(rng.uniform(12.0, 34.0) * along)).image
+        pose = find_resting_dreidel(image)
+        if pose is None:
+            continue
+        got = reader.assess(image, pose)
+        if got is not None and got[3] < SMALL_FACE_EDGES[-1]:
+            best, conf, steady, side = got
+            out.append((side, LETTERS.index(letter), best, conf, steady))
+    return out
+
+
+def small_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> list[SmallRow]:
+    """The small-face calibration rows (``args.small_faces`` stills, half twin, half letter_synth)."""
+    chunk = 20
+    jobs: list[tuple[str, int, int, list[str], str]] = []
+    for kind, seed0 in (("twin", SMALL_TWIN_SEED0), ("synth", SMALL_SYNTH_SEED0)):
+        n = args.small_faces // 2
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model)) for k in range(0, n, chunk)]
+    # spawned, not forked: the main process has run cv2.dnn by now, and a forked worker can hang on the
+    # threads OpenCV started (it did: bench_imu_robustness, 9628278)
+    with get_context("spawn").Pool(args.workers) as pool:
+        parts = pool.map(small_face_job, jobs, chunksize=1)
+    return [r for part in parts for r in part]
+
+
+def fit_confusable_bins(rows: list[SmallRow], floor: float, edges: tuple[float, ...] = SMALL_FACE_EDGES
+                        ) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
+    """Per face-size bin, the confidence a Nun or Gimel read must reach: ``SMALL_FACE_MARGIN`` above the most
+    confident wrong read there (a read counts at min(confidence, steadiness), as ``read`` decides), at least
+    ``floor`` (the letters' own threshold), and leaving ``SMALL_FACE_MIN_READS`` right reads; else None (never
+    read). A smaller bin is never read more easily than a larger one. Also a report row per bin."""
+    confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
+    side = np.array([r[0] for r in rows])
+    truth = np.array([r[1] for r in rows], np.int64)
+    best = np.array([r[2] for r in rows], np.int64)
+    score = np.array([min(r[3], r[4]) for r in rows])
+    ng = np.isin(best, confusable)
+    fitted: list[float | None] = []
+    report: list[list[object]] = []
+    lo = 0.0
+    for hi in edges:
+        sel = ng & (side >= lo) & (side < hi)
+        wrong = sel & (best != truth)
+        worst = float(score[wrong].max()) if wrong.any() else 0.0
+        t = max(floor, worst + SMALL_FACE_MARGIN)
+        right_above = int((sel & (best == truth) & (score >= t)).sum())
+        ok = t <= SMALL_FACE_MAX_THRESHOLD and right_above >= SMALL_FACE_MIN_READS
+        fitted.append(round(t, 4) if ok else None)
+        in_bin = (side >= lo) & (side < hi) & np.isin(truth, confusable)
+        report.append([lo, hi, int(in_bin.sum()), int(sel.sum()), int(wrong.sum()), round(worst, 4),
+                       fitted[-1], right_above if ok else 0])
+        lo = hi
+    # monotone: from the largest bin down, a smaller face needs at least the larger one's threshold
+    for k in range(len(fitted) - 2, -1, -1):
+        above, here = fitted[k + 1], fitted[k]
+        fitted[k] = None if above is None or here is None else max(here, above)
+        report[k][6] = fitted[k]
+    return tuple(ConfusableBin(e, t) for e, t in zip(edges, fitted, strict=True)), report
+
+
+def calibrate_small_faces(args: argparse.Namespace, held: list[str], side: Path,
+                          calibration: Calibration) -> Calibration:
+    """Fit ``confusable_bins`` for the network in ``args.out`` (whose json must already hold ``calibration``'s
+    temperature and thresholds) and return the calibration with them and their report in its meta."""
+    if args.small_faces <= 0:
+        return calibration
+    t0 = time.time()
+    rows = small_face_rows(args, held, args.out)
+    floor = max(calibration.threshold_of(LETTERS.index(x)) for x in (Letter.NUN, Letter.GIMEL))
+    bins, report = fit_confusable_bins(rows, floor)
+    print(f"small faces: {len(rows)} faces read in {time.time() - t0:.0f} s; Nun/Gimel by face size "
+          "(px from-to: N/G faces, read N/G, wrong, worst wrong, threshold, right reads above it):", flush=True)
+    for r in report:
+        print(f"  {r[0]:4.0f}-{r[1]:4.0f}: {r[2]:4d} {r[3]:4d} {r[4]:3d} {r[5]:.3f} "
+              f"{'never' if r[6] is None else r[6]} {r[7]}", flush=True)
+    meta = {**calibration.meta, "small_faces": args.small_faces, "small_face_bins": report}
+    return replace(calibration, confusable_bins=bins, meta=meta)
 
 
 # -- the network ----------------------------------------------------------------------------------
@@ -525,6 +682,12 @@ def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str
     meta = {**old.get("meta", {}), **report, "recalibrated": True}
     final = replace(calibration, meta=meta)
     side.write_text(json.dumps(final.to_json(), indent=1) + "\n")
+    try:
+        final = calibrate_small_faces(args, held, side, final)
+    except BaseException:
+        side.write_text(json.dumps(old, indent=1) + "\n")
+        raise
+    side.write_text(json.dumps(final.to_json(), indent=1) + "\n")
     print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
 
 
@@ -551,6 +714,8 @@ def run_recipe(args: argparse.Namespace) -> None:
                    "--workers", str(args.workers)]
             if args.cache is not None:
                 cmd += ["--cache", str(args.cache)]
+            if i < len(RECIPE) - 1:  # only the final network's thresholds by face size matter
+                cmd += ["--small-faces", "0"]
             print(f"== stage {i + 1}/{len(RECIPE)}: {' '.join(cmd[1:])}", flush=True)
             subprocess.run(cmd, check=True)
             previous = str(out)
@@ -571,11 +736,20 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
     ap.add_argument("--styles", choices=["plain", "varied"], default="varied",
                     help="letter_synth dreidels: plain (DreidelStyle.random) or also engraved, grained, bolder")
+    ap.add_argument("--sizes", choices=["any", "small"], default="any",
+                    help="any: letter_synth's dreidels 40-150 px long in small pictures; small: mostly 12-34 px faces in "
+                         "640x480 pictures, and twin stills in training fonts stored as MJPG stores a frame")
     ap.add_argument("--init", type=Path, default=None, help="fine-tune this exported network instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     ap.add_argument("--recalibrate", action="store_true",
                     help="keep the network in --out, only render the calibration stills again and refit (after a "
                          "change to vision/pose.py); a few minutes")
+    ap.add_argument("--small-faces", type=int, default=1000,
+                    help="held-out-font stills with 12-34 px faces on which the Nun/Gimel thresholds by face size are "
+                         "fitted (0: none; a Nun or Gimel is then read only on faces of 26 px or more)")
+    ap.add_argument("--refit-small-faces", action="store_true",
+                    help="keep the network in --out and its calibration, only fit the Nun/Gimel thresholds by face "
+                         "size again (--small-faces stills)")
     ap.add_argument("--recipe", action="store_true", help="build the committed model from nothing (every stage)")
     args = ap.parse_args()
     if args.recipe:
@@ -599,7 +773,14 @@ def main() -> None:
     if args.recalibrate:
         recalibrate(args, train_fonts, held, t0)
         return
+    if args.refit_small_faces:
+        side = args.out.with_suffix(".json")
+        calibration = calibrate_small_faces(args, held, side, LetterModel.load(args.out).calibration)
+        side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
+        print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
+        return
     key = f"{args.styles}_s{args.seed}_n{args.synth}_t{args.twin}_j{args.jitters}_v{args.val_styles}"
+    key += "_small" if args.sizes == "small" else ""
     cache = None if args.cache is None else args.cache / f"letters_{key}.npz"
     if cache is not None and cache.is_file():
         with np.load(cache) as z:
@@ -625,11 +806,13 @@ def main() -> None:
     calibration, report = calibrate(model, val, args.max_threshold)
     meta: dict[str, object] = {
         "built_by": "scripts/build_letter_model.py", "seed": args.seed, "synth_stills": args.synth,
-        "twin_stills": args.twin, "styles": args.styles, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
+        "twin_stills": args.twin, "styles": args.styles, "sizes": args.sizes, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
         "train_fonts": [Path(f).name for f in train_fonts], "held_out_fonts": [Path(f).name for f in held],
         "letters": [letter.value for letter in Letter], **report,
     }
     calibration = replace(calibration, meta=meta)
+    side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
+    calibration = calibrate_small_faces(args, held, side, calibration)
     side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
     print(f"wrote {args.out} and {side} in {time.time() - t0:.0f} s", flush=True)
 

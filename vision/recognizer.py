@@ -31,8 +31,10 @@ held-out fonts, never below ``LETTER_THRESHOLD_FLOOR``): on those fonts every He
 or more was right, while wrong letters (all of them Nun and Gimel) reached 0.999.
 
 A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, the
-calibrated probability of the best letter is below its threshold, or a Nun or Gimel is on a face too small
-to tell them apart (``MIN_CONFUSABLE_SIDE_PX``) or is not steady: the judge then asks a human. ``read`` keeps no state between calls and may be called from
+calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not sure enough
+for its face's size (``Calibration.confusable_bins``: thresholds fitted per face size on held-out fonts
+rendered small; a size where no threshold was safe is never read) or is not steady: the judge then asks a
+human. ``read`` keeps no state between calls and may be called from
 several threads at once.
 """
 
@@ -64,10 +66,11 @@ MIN_CONTRAST = 6.0
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
 #: of one of them must be steady under nudges of the face's outline
 CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
-#: a Nun or Gimel is read only on a face at least this wide (pixels of the full-resolution picture): on a
-#: smaller face Gimel's foot is a pixel or two, and the judge's recordings read two such faces (24 px, a Nun;
-#: 17 px, a Gimel) as the other letter at 0.97-0.98, steady under nudges. The table's camera gives faces
-#: 2-3 times this; the twin's 640x480 recordings often less, where a small Nun or Gimel goes to a judge
+#: with a calibration that has no face-size bins (an older letters.json), a Nun or Gimel is read only on a face
+#: at least this wide (pixels of the full-resolution picture): on a smaller face Gimel's foot is a pixel or two,
+#: and the judge's recordings read two such faces (24 px, a Nun; 17 px, a Gimel) as the other letter at
+#: 0.97-0.98, steady under nudges. A calibration with ``confusable_bins`` replaces this floor by thresholds
+#: fitted per face size (``ConfusableBin``)
 MIN_CONFUSABLE_SIDE_PX = 26.0
 #: how far the outline is nudged for the steadiness check: a shift by this fraction of the face's side
 NUDGE_SHIFT = 0.04
@@ -138,6 +141,39 @@ def _letter_thresholds(raw: object) -> tuple[float, ...] | None:
 
 
 @dataclass(frozen=True)
+class ConfusableBin:
+    """Faces narrower than ``below_px`` (and at least as wide as the previous bin's edge): the confidence a Nun
+    or Gimel read must reach there, fitted on held-out fonts rendered at that size (the lowest at which none of
+    them was read as the other letter), or None when no threshold was safe (such a face goes to a judge)."""
+
+    below_px: float
+    threshold: float | None
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of ``confusable_bins`` in letters.json."""
+        return {"below_px": self.below_px, "threshold": self.threshold}
+
+
+def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
+    """``confusable_bins`` of letters.json (``[{"below_px": 18, "threshold": null}, ...]``, edges rising)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw:
+        raise ValueError("confusable_bins must be a non-empty list of {below_px, threshold}")
+    bins = []
+    for b in raw:
+        if not isinstance(b, dict) or "below_px" not in b or "threshold" not in b:
+            raise ValueError("each of confusable_bins needs below_px and threshold (null: never read)")
+        t = b["threshold"]
+        if t is not None and not LETTER_THRESHOLD_FLOOR <= float(t) <= 1.0:
+            raise ValueError(f"confusable_bins thresholds must lie in [{LETTER_THRESHOLD_FLOOR}, 1] or be null")
+        bins.append(ConfusableBin(float(b["below_px"]), None if t is None else float(t)))
+    if any(b.below_px >= c.below_px for b, c in zip(bins, bins[1:], strict=False)):
+        raise ValueError("confusable_bins must have rising below_px edges")
+    return tuple(bins)
+
+
+@dataclass(frozen=True)
 class LetterReading:
     """What was read on a resting dreidel.
 
@@ -172,16 +208,30 @@ class Calibration:
     meta: dict[str, object] = field(default_factory=dict)
     #: per letter (in ``LETTERS`` order), the probability below which that letter is not read; None: ``threshold``
     letter_thresholds: tuple[float, ...] | None = None
+    #: Nun/Gimel thresholds by face size (small faces); None: the ``MIN_CONFUSABLE_SIDE_PX`` floor instead
+    confusable_bins: tuple[ConfusableBin, ...] | None = None
 
     def threshold_of(self, index: int) -> float:
         """The threshold of the letter ``LETTERS[index]``."""
         return self.threshold if self.letter_thresholds is None else self.letter_thresholds[index]
+
+    def confusable_threshold(self, side_px: float) -> float | None:
+        """The confidence a Nun or Gimel read must reach on a face ``side_px`` wide on top of the letter's own
+        threshold (0 above the calibrated sizes), or None when that size is never read."""
+        if self.confusable_bins is None:
+            return 0.0 if side_px >= MIN_CONFUSABLE_SIDE_PX else None
+        for b in self.confusable_bins:
+            if side_px < b.below_px:
+                return b.threshold
+        return 0.0
 
     def to_json(self) -> dict[str, object]:
         """The sidecar file's content."""
         out: dict[str, object] = {"temperature": self.temperature, "threshold": self.threshold}
         if self.letter_thresholds is not None:
             out["letter_thresholds"] = {letter.value: t for letter, t in zip(LETTERS, self.letter_thresholds, strict=True)}
+        if self.confusable_bins is not None:
+            out["confusable_bins"] = [b.to_json() for b in self.confusable_bins]
         return {**out, "enroll_weight": self.enroll_weight, "enroll_temperature": self.enroll_temperature,
                 "embedding": self.embedding, "meta": self.meta}
 
@@ -224,6 +274,7 @@ class LetterModel:
                 enroll_weight=float(raw["enroll_weight"]), enroll_temperature=float(raw["enroll_temperature"]),
                 embedding=int(raw["embedding"]), meta=dict(raw.get("meta", {})),
                 letter_thresholds=_letter_thresholds(raw.get("letter_thresholds")),
+                confusable_bins=_confusable_bins(raw.get("confusable_bins")),
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"letter model calibration {side} is malformed ({exc}): rebuild it with "
@@ -514,11 +565,36 @@ class LetterRecognizer:
         if confidence < threshold:
             reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
             return LetterReading(None, confidence, scores, pose, reason=reason)
-        side = face_side_px(quad)
-        if LETTERS[best] in CONFUSABLE and side < MIN_CONFUSABLE_SIDE_PX:
-            return LetterReading(None, confidence, scores, pose,
-                                 reason=f"Nun or Gimel on a face of {side:.0f} px: too small to tell apart")
-        if LETTERS[best] in CONFUSABLE and self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
-            return LetterReading(None, confidence, scores, pose,
-                                 reason="Nun or Gimel, but not steady when the face's outline is nudged")
+        if LETTERS[best] in CONFUSABLE:
+            side = face_side_px(quad)
+            at_size = self.model.calibration.confusable_threshold(side)
+            if at_size is None:
+                return LetterReading(None, confidence, scores, pose,
+                                     reason=f"Nun or Gimel on a face of {side:.0f} px: too small to tell apart")
+            if confidence < at_size:
+                return LetterReading(None, confidence, scores, pose,
+                                     reason=f"Nun or Gimel on a face of {side:.0f} px: not sure enough at that "
+                                            f"size ({confidence:.3f} < {at_size:.3f})")
+            threshold = max(threshold, at_size)
+            if self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
+                return LetterReading(None, confidence, scores, pose,
+                                     reason="Nun or Gimel, but not steady when the face's outline is nudged")
         return LetterReading(LETTERS[best], confidence, scores, pose)
+
+    def assess(self, image_bgr: np.ndarray, pose: RestPose) -> tuple[int, float, float, float] | None:
+        """What ``read`` weighs for a Nun or Gimel, before any threshold: the best letter's index, its
+        confidence, its steadiness (0 unless the best letter is a Nun or Gimel and every nudged cut agrees) and
+        the face's side in px; None when the face cannot be read at all. The build script fits the face-size
+        thresholds (``ConfusableBin``) on these."""
+        if pose.face_quad is None:
+            return None
+        face = face_input(image_bgr, pose.face_quad)
+        if face.contrast < MIN_CONTRAST:
+            return None
+        decision = self._decide(*self._face_scores([face], pose.confidence)[0])
+        if decision.conflict:
+            return None
+        steady = 0.0
+        if LETTERS[decision.best] in CONFUSABLE:
+            steady = self.steadiness(image_bgr, pose.face_quad, decision.best, decision.confidence, pose.confidence)
+        return decision.best, decision.confidence, steady, face_side_px(pose.face_quad)

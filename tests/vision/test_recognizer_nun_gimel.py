@@ -23,6 +23,7 @@ from vision.recognizer import (
     MIN_CONFUSABLE_SIDE_PX,
     NUDGE_SCALE,
     NUDGE_SHIFT,
+    ConfusableBin,
     FaceScores,
     LetterModel,
     LetterRecognizer,
@@ -39,8 +40,9 @@ def recognizer() -> LetterRecognizer:
     return LetterRecognizer.default()
 
 
-def twin_53001_frames() -> list[tuple[np.ndarray, RestPose]]:
-    meta = json.loads((DATA / "twin53001_spin7.json").read_text())
+def twin_frames(name: str) -> list[tuple[np.ndarray, RestPose]]:
+    """The resting frames (cut around the dreidel) and poses stored in ``tests/vision/data/<name>.json``."""
+    meta = json.loads((DATA / f"{name}.json").read_text())
     out = []
     for fr in meta["frames"]:
         p = fr["pose"]
@@ -53,31 +55,33 @@ def twin_53001_frames() -> list[tuple[np.ndarray, RestPose]]:
     return out
 
 
-def test_the_small_nun_the_network_takes_for_gimel_is_unreadable(recognizer: LetterRecognizer) -> None:
-    """Twin 53001 spin 7 (the third session's one wrong letter): a 24 px resting Nun that the network reads
-    as Gimel at 0.97-0.98 on these two frames the judge read. Its face is too small to tell Nun from Gimel,
-    so the reading is "ask a judge"; and nudging the outline by a pixel shows the foot is a guess here too
-    (other frames of the same rest are steady Gimels, which is why the size rule exists: docs/letters.md)."""
-    for image, pose in twin_53001_frames():
+@pytest.mark.parametrize(("name", "truth", "side"), [("twin53001_spin7", Letter.NUN, 24),
+                                                     ("twin54002_spin7", Letter.GIMEL, 17)])
+def test_small_faces_the_network_once_read_as_the_other_letter_are_refused_or_read_right(
+        recognizer: LetterRecognizer, name: str, truth: Letter, side: int) -> None:
+    """The two wrong letters the judge ever gave, on the frames it read: twin 53001 spin 7, a 24 px resting Nun
+    the network read as Gimel at 0.97-0.98 (the third session), and twin 54002 spin 7, a 17 px Gimel read as
+    Nun at 0.97-0.99 on every frame, taught too (the fourth session's held-out set). At these sizes Gimel's foot
+    is a pixel or two: each frame is either refused, with a reason that names the Nun/Gimel doubt, or read
+    right."""
+    for image, pose in twin_frames(name):
+        assert face_side_px(pose.face_quad) == pytest.approx(side, abs=1.5)
         got = recognizer.read(image, pose=pose)
+        assert got.letter in (None, truth), f"read {got.letter} at {got.confidence:.2f}"
         best = max(got.scores, key=got.scores.__getitem__)
-        assert best is Letter.GIMEL and got.confidence >= recognizer.threshold  # the network alone would say Gimel
-        assert got.letter is None, f"read {got.letter} at {got.confidence:.2f}"
-        assert "too small" in got.reason
-        assert face_side_px(pose.face_quad) < MIN_CONFUSABLE_SIDE_PX
-        steady = recognizer.steadiness(image, pose.face_quad, LETTERS.index(Letter.GIMEL), got.confidence,
-                                       pose.confidence)
-        assert steady < recognizer.letter_thresholds[LETTERS.index(Letter.GIMEL)]
+        if got.letter is None and best is not truth and got.confidence >= recognizer.threshold:
+            assert "Nun or Gimel" in got.reason, got.reason
 
 
 @pytest.mark.parametrize("letter", [Letter.NUN, Letter.GIMEL])
-def test_a_nun_or_gimel_on_a_small_face_goes_to_a_judge(recognizer: LetterRecognizer, letter: Letter) -> None:
-    """The same plain dreidels that are read when large: shrunk until the face is under the size at which
-    Gimel's foot is a pixel or two, they are never read as a letter, and the reason says why."""
+def test_a_nun_or_gimel_on_a_tiny_face_goes_to_a_judge(recognizer: LetterRecognizer, letter: Letter) -> None:
+    """The same plain dreidels that are read when large: shrunk until the face is about 12 px, where the
+    calibration found no safe threshold, they are never read as a letter, and the reason says why."""
+    assert recognizer.model.calibration.confusable_threshold(13.0) is None
     small = 0
     for k in range(3):
         s = render_still(plain("FreeSansBold.ttf", 40 + k), letter, np.random.default_rng(60 + k),
-                         size=(480, 360), length_px=48.0)
+                         size=(480, 360), length_px=36.0)
         got = recognizer.read(s.image)
         assert got.letter not in (Letter.NUN, Letter.GIMEL)
         if got.pose is not None and got.pose.face_quad is not None and "too small" in got.reason:
@@ -167,3 +171,39 @@ def test_taught_reading_is_vetoed_when_the_generic_model_clearly_reads_another_l
     assert LETTERS[d.best] is t_best and d.confidence == pytest.approx(t_p)  # the taught reading counts
     g_clear = g_p >= taught.letter_thresholds[LETTERS.index(g_best)]
     assert d.conflict == (g_clear and t_best is not g_best)
+
+
+def test_face_size_thresholds_come_from_the_calibration_and_are_checked(tmp_path: Path) -> None:
+    """``confusable_bins`` in letters.json: read, checked, and an older file falls back to the 26 px floor."""
+    raw = json.loads(DEFAULT_MODEL.with_suffix(".json").read_text())
+    net = tmp_path / "m.onnx"
+    shutil.copy(DEFAULT_MODEL, net)
+    bins = [{"below_px": 16, "threshold": None}, {"below_px": 22, "threshold": 0.99}, {"below_px": 30, "threshold": 0.96}]
+    net.with_suffix(".json").write_text(json.dumps({**raw, "confusable_bins": bins}))
+    cal = LetterModel.load(net).calibration
+    assert cal.confusable_bins == (ConfusableBin(16, None), ConfusableBin(22, 0.99), ConfusableBin(30, 0.96))
+    assert [cal.confusable_threshold(s) for s in (12, 15.9, 16, 21.9, 22, 29.9, 30, 80)] == [
+        None, None, 0.99, 0.99, 0.96, 0.96, 0.0, 0.0]
+    for bad, why in (([{"below_px": 20, "threshold": 0.99}, {"below_px": 18, "threshold": 0.98}], "rising"),
+                     ([{"below_px": 20, "threshold": 0.5}], "must lie in"),
+                     ([{"below_px": 20}], "needs below_px and threshold"),
+                     ([], "non-empty list")):
+        net.with_suffix(".json").write_text(json.dumps({**raw, "confusable_bins": bad}))
+        with pytest.raises(ModelError, match=why):
+            LetterModel.load(net)
+    net.with_suffix(".json").write_text(json.dumps({k: v for k, v in raw.items() if k != "confusable_bins"}))
+    old = LetterModel.load(net).calibration
+    assert old.confusable_bins is None
+    assert old.confusable_threshold(MIN_CONFUSABLE_SIDE_PX - 0.1) is None
+    assert old.confusable_threshold(MIN_CONFUSABLE_SIDE_PX) == 0.0
+
+
+def test_the_shipped_face_size_thresholds_never_read_a_smaller_face_more_easily(recognizer: LetterRecognizer) -> None:
+    """The committed calibration has face-size bins (fitted by the build script), and the threshold a Nun or
+    Gimel needs never falls as the face shrinks; below some size it is never read."""
+    cal = recognizer.model.calibration
+    assert cal.confusable_bins is not None
+    need = [cal.confusable_threshold(s) for s in np.arange(8.0, 60.0, 0.5)]
+    assert need[0] is None
+    as_num = [2.0 if t is None else t for t in need]
+    assert all(a >= b for a, b in zip(as_num, as_num[1:], strict=False))
