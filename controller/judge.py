@@ -61,12 +61,12 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
+from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset
 from controller.clock import Clock
 from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, draw_timeline
 from controller.imu_features import ImuFeatureExtractor, smooth
 from controller.judge_letters import FrameReading, LetterVote
 from controller.rules.letters import Letter
-from controller.signal_runs import final_run_start
 from hardware.camera import Frame
 from hardware.imu import ImuBatch, ImuSample
 from vision.background import BackgroundModel, TrayRegion
@@ -185,7 +185,8 @@ class JudgeSettings:
     the spin ends without it (``covered_s`` while a hand hides it). ``max_spin_s``: a spin still running
     after this goes to a judge.
     ``long_still_s``: still this long is at rest whatever the outline looks like (unless the IMU hears
-    a hum). ``circle_*``: the camera's wobble detector (see :meth:`SpinJudge._wobble_onset`). ``hand_lag_s``:
+    a hum). ``circle_*``: the camera's wobble detector (see :mod:`controller.camera_wobble`; ``circle_level`` is the
+    circling radius at the rules' wobble as a fraction of the dreidel's length). ``hand_lag_s``:
     how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
     ``hum_line``: with an IMU, a tray whose vibration has a spectral line this many times its median
     power hums (a dreidel sleeps on its tip), so nothing is at rest; ``imu_wait_s``: how long the rest
@@ -213,7 +214,7 @@ class JudgeSettings:
     timing_sigma_s: float = 0.08
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
-    circle_level: float = 0.06
+    circle_level: float = 0.038
     circle_hold_s: float = 0.2
     circle_gap_s: float = 0.2
     hum_line: float = 12.0
@@ -660,39 +661,21 @@ class SpinJudge:
         """The wobble onset seen by the camera, and the wobble-measure series for the evidence.
 
         A sleeping top stands still; once it wobbles it precesses and its centroid circles around the
-        tip with a radius that grows with the tilt. The circling radius is measured against a centred
-        moving average of the path (``circle_window_s``), relative to the body's size; the onset is the
-        first moment from which it stays above ``circle_level`` for ``circle_hold_s``.
+        tip with a radius that grows with the tilt. :func:`controller.camera_wobble.wobble_onset` measures
+        that circling against the lying dreidel's length (its lever) and dates where its fitted growth
+        rises through ``circle_level`` for good.
         """
         s = self.settings
         ts = np.asarray(spin.t_obs)
-        wb = np.asarray(spin.wobble)
-        keep = (ts >= spin.release_t + s.onset_skip_s) & (ts <= fall_t)
-        tw = ts[keep]
-        if tw.size < 8:
-            return None, ts, wb
-        x = np.asarray(spin.xs)[keep]
-        y = np.asarray(spin.ys)[keep]
-        area = np.asarray(spin.areas)[keep]
-        size = math.sqrt(max(float(np.median(area[: max(5, area.size // 3)])), 1.0))
-        n = max(3, int(round(s.circle_window_s * self._fps_est)))
-        radius = np.hypot(x - smooth(x, n), y - smooth(y, n))
-        level = smooth(radius, max(3, int(round(0.08 * self._fps_est)))) / size
-        above = level > s.circle_level
-        hold = max(2, int(round(s.circle_hold_s * self._fps_est)))
-        onset = final_run_start(above, tw, gap=max(2, int(round(s.circle_gap_s * self._fps_est))))
-        if onset is None:
-            # no sustained rise into the fall: the earliest run that lasts ``hold`` frames
-            run = 0
-            for i in range(above.size):
-                if not above[i]:
-                    run = 0
-                    continue
-                run += 1
-                if run >= hold or i == above.size - 1:
-                    onset = float(tw[i - run + 1])
-                    break
-        return onset, ts, wb
+        rest = spin.rest_obs
+        track = CameraTrack(
+            t=ts, x=np.asarray(spin.xs, dtype=np.float64), y=np.asarray(spin.ys, dtype=np.float64),
+            area=np.asarray(spin.areas, dtype=np.float64), release_t=spin.release_t, fall_t=fall_t,
+            fps=max(self._fps_est, 1.0), body_length=rest.length if rest is not None else None,
+        )
+        ws = WobbleSettings(skip_s=s.onset_skip_s, window_s=s.circle_window_s, level=s.circle_level,
+                            hold_s=s.circle_hold_s, gap_s=s.circle_gap_s)
+        return wobble_onset(track, ws), ts, np.asarray(spin.wobble)
 
     def _pinned_s(self, spin: _Spin, t: float, scale: float, length: float) -> float:
         """How long the dreidel has lain pinned to one place with nothing changing in its box, or 0 until

@@ -91,7 +91,7 @@ def test_valid_spin_camera_only() -> None:
     # two frames that agree settle the letter: no more are read
     assert v.letter is Letter.GIMEL and reader.calls == 2
     assert v.release_t is not None and abs(v.release_t - VALID.release_t) < 0.1
-    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
+    assert v.stable_s is not None and abs(v.stable_s - VALID.rules_stable_s) < 0.4
     assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
     phases = [e.phase for e in events if isinstance(e, PhaseChange)]
     assert phases[:2] == [TablePhase.READY, TablePhase.HAND]
@@ -109,7 +109,7 @@ def test_a_valid_spin_throwing_a_shadow_is_valid(shadow: type[SceneRenderer]) ->
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.valid and v.reasons == ()
-    assert v.stable_s is not None and abs(v.stable_s - VALID.stable_s) < 0.4
+    assert v.stable_s is not None and abs(v.stable_s - VALID.rules_stable_s) < 0.4
     assert v.rest_t is not None and abs(v.rest_t - VALID.rest_t) < 0.2
 
 
