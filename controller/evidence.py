@@ -209,6 +209,21 @@ def draw_timeline(
     return img
 
 
+def still_caption(marks: Marks) -> list[str]:
+    """The lines written on the evidence still: the letter, the times, the stable time and the verdict."""
+    return [
+        # an unreadable letter shows no number: the vote's confidence then belongs to no letter, and
+        # "unreadable (1.00)" read as sure of nothing
+        f"letter: {marks.letter} ({marks.letter_confidence:.2f})" if marks.letter and marks.letter_confidence is not None
+        else f"letter: {marks.letter}" if marks.letter else "letter: unreadable, a judge reads it",
+        f"release {marks.release_t:.2f}s" if marks.release_t is not None else "release ?",
+        f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
+        f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
+        f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
+        "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons),
+    ]
+
+
 def draw_still(
     image_bgr: np.ndarray,
     marks: Marks,
@@ -251,15 +266,7 @@ def draw_still(
     if center is not None and length is not None:
         r = int(max(length * 0.75, 12))
         cv2.circle(img, (int(center[0]), int(center[1])), r, (0, 255, 0), 1, cv2.LINE_AA)
-    lines = [
-        f"letter: {marks.letter or 'unreadable'}"
-        + (f" ({marks.letter_confidence:.2f})" if marks.letter_confidence is not None else ""),
-        f"release {marks.release_t:.2f}s" if marks.release_t is not None else "release ?",
-        f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
-        f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
-        f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
-        "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons),
-    ]
+    lines = still_caption(marks)
     if inset is not None:
         ih, iw = inset.shape[:2]
         ih, iw = min(ih, h - 4), min(iw, w - 4)

@@ -1,0 +1,26 @@
+"""The words on the evidence still: what a judge reads first when the table asks for help."""
+
+from controller.evidence import Marks, still_caption
+
+
+def marks(letter: str | None, conf: float | None, valid: bool = True, reasons: tuple[str, ...] = ()) -> Marks:
+    return Marks(release_t=1.25, wobble_t=5.5, rest_t=6.75, stable_s=4.25, letter=letter, letter_confidence=conf,
+                 valid=valid, reasons=reasons)
+
+
+def test_a_read_letter_shows_its_confidence() -> None:
+    lines = still_caption(marks("gimel", 0.987))
+    assert lines[0] == "letter: gimel (0.99)"
+    assert lines[1:] == ["release 1.25s", "wobble 5.50s", "rest 6.75s", "stable 4.25s", "VALID"]
+
+
+def test_an_unreadable_letter_asks_a_judge_and_shows_no_number() -> None:
+    # the vote's confidence of an unreadable letter belongs to no letter: "unreadable (1.00)" misled
+    line = still_caption(marks(None, 1.0))[0]
+    assert line == "letter: unreadable, a judge reads it"
+
+
+def test_a_re_spin_names_its_reasons_and_unknown_times_show_as_such() -> None:
+    m = Marks(release_t=None, wobble_t=None, rest_t=None, stable_s=None, letter=None, letter_confidence=None,
+              valid=False, reasons=("short", "interference"))
+    assert still_caption(m)[1:] == ["release ?", "wobble -", "rest ?", "stable ?", "RE-SPIN: short, interference"]
