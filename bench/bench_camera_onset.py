@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import re
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -40,43 +39,15 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.tuning_sets import is_heldout, tuning_recordings  # noqa: E402
 from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset  # noqa: E402
 from controller.imu_features import local_linear, smooth  # noqa: E402
 from controller.signal_runs import final_run_start  # noqa: E402
 
-#: twin tuning recordings (eval_judge.py's caches): 52001-52008, 53001-53008, 54001-54008 (earlier
-#: sessions' held-out sets, studied since) and the tune set's own 11-13, 9001-9008
-TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
-        + [f"/tmp/tune-twin-530/seed{s}_n9_fps60" for s in range(53001, 53009)]
-        + [f"/tmp/tune-twin-540/seed{s}_n9_fps60" for s in range(54001, 54009)]
-        + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
-#: altsim tuning recordings (700000-700099, 760000-760015, 780000-780015 and 800000-800015 are tuning seeds)
-ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*", "/tmp/altsim_eval/rec_*")
-#: the held-out seeds (fixed at the start of the fifth session): twin recordings from 55000 on, altsim from 820000 on
-HELDOUT_TWIN, HELDOUT_ALT = 55000, 820000
 #: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
 UNSCORED = ("no_release", "hand_touch")
 #: verdict codes the stable time decides (the others: a touch, a left tray, a put-down, keep theirs)
 TIMING_CODES = ("short", "wobbled_immediately", "unreadable")
-
-
-def default_recordings() -> list[Path]:
-    recs = [Path(r) for r in TWIN if (Path(r) / "truth.json").is_file()]
-    for pattern in ALT_GLOBS:
-        base = Path(pattern).parent
-        recs += sorted(p for p in base.glob(Path(pattern).name) if (p / "truth.json").is_file())
-    return recs
-
-
-def is_heldout(rec: Path) -> bool:
-    """True for a recording of the held-out set (by folder or by its seed in the name)."""
-    if "heldout" in str(rec):
-        return True
-    m = re.search(r"(?:seed|rec_)(\d+)", rec.name)
-    if m is None:
-        return False
-    seed = int(m.group(1))
-    return seed >= HELDOUT_ALT if rec.name.startswith("rec_") else seed >= HELDOUT_TWIN
 
 
 def context_path(contexts: Path, rec: Path) -> Path:
@@ -315,7 +286,7 @@ def main() -> None:
     ap.add_argument("--plot", type=int, default=0, help="draw the circling of this many worst spins (module)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/h20/plots"))
     args = ap.parse_args()
-    recs = args.rec if args.rec else default_recordings()
+    recs = args.rec if args.rec else tuning_recordings("truth.json")
     for r in recs:
         if is_heldout(r):
             sys.exit(f"{r}: held-out recordings are not for tuning")

@@ -1,0 +1,44 @@
+"""The recordings the replay benches tune on, and the held-out seeds they must refuse.
+
+One list for ``bench_imu_timing.py`` and ``bench_camera_onset.py`` (and any other replay bench), so that
+moving the held-out line at the start of a session moves it everywhere. The folders are the caches that
+``eval_judge.py`` (twin) and ``eval_unseen.py`` (altsim) fill; a recording not rendered on this machine is
+simply left out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+#: twin tuning recordings (eval_judge.py's caches): 52001-52008, 53001-53008 and 54001-54008 (earlier
+#: sessions' held-out sets, studied since) and the tune set's own 11-13, 9001-9008
+TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
+        + [f"/tmp/tune-twin-530/seed{s}_n9_fps60" for s in range(53001, 53009)]
+        + [f"/tmp/tune-twin-540/seed{s}_n9_fps60" for s in range(54001, 54009)]
+        + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
+#: altsim tuning recordings (700000-700099, 760000-760015, 780000-780015 and 800000-800015 are tuning seeds)
+ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*",
+             "/tmp/altsim_eval/rec_*")
+#: the held-out seeds (fixed at the start of the fifth session): twin recordings from 55000 on, altsim from 820000 on
+HELDOUT_TWIN, HELDOUT_ALT = 55000, 820000
+
+
+def tuning_recordings(needs: str = "truth.json") -> list[Path]:
+    """Every tuning recording on this machine that has the file ``needs`` (``imu.csv`` for the IMU benches)."""
+    recs = [Path(r) for r in TWIN if (Path(r) / needs).is_file()]
+    for pattern in ALT_GLOBS:
+        base = Path(pattern).parent
+        recs += sorted(p for p in base.glob(Path(pattern).name) if (p / needs).is_file())
+    return recs
+
+
+def is_heldout(rec: Path) -> bool:
+    """True for a recording of the held-out set (by folder or by its seed in the name)."""
+    if "heldout" in str(rec):
+        return True
+    m = re.search(r"(?:seed|rec_)(\d+)", rec.name)
+    if m is None:
+        return False
+    seed = int(m.group(1))
+    return seed >= HELDOUT_ALT if rec.name.startswith("rec_") else seed >= HELDOUT_TWIN
