@@ -44,6 +44,10 @@ Decisions where the rules are silent:
 - ``valid`` follows the physical rule alone. An unreadable letter adds the code ``unreadable`` and
   ``needs_judge`` but does not by itself make the spin invalid: the judge reads the letter.
 - A dreidel put down lying still, never spun, is a verdict with the single code ``no_release``.
+- A dreidel that lay at rest and is carried out of the tray (never seen upright, gone within
+  ``carried_s``) is not a spin and gets no verdict: a hand took it away, and the tracker may not have
+  seen the hand (fifth session's held-out twin 55002 and altsim 820005: a hand mostly outside the
+  tray). A dreidel carried upright in the fingers (altsim 820014) is still judged as a spin.
 - A spin that cannot be finished (camera failure, the recording ends, no rest within ``max_spin_s``)
   is ``valid=False`` with no reason code, ``confidence`` 0 and ``needs_judge``: never a guess.
 """
@@ -197,6 +201,8 @@ class JudgeSettings:
     an IMU, never seen upright, i.e. compacter than ``upright_max_elongation``), was put down, not spun.
     ``rocking_level_dps``: the tray's IMU calibration, how hard it rocks (deg/s) under a dreidel leaning at
     the rules' wobble (the twin's tray: 0.2; ``sevivon imu-level`` measures a real one).
+    ``carried_s``: a "spin" of a dreidel that had been lying at rest, seen upright on at most
+    ``carried_upright`` frames and gone from the tray within this long of its start, was a pick-up.
     """
 
     min_stable_s: float = 3.0
@@ -226,6 +232,8 @@ class JudgeSettings:
     placed_s: float = 0.8
     upright_max_elongation: float = 1.35
     rocking_level_dps: float = 0.2
+    carried_s: float = 1.5
+    carried_upright: int = 3
 
 
 @dataclass
@@ -265,6 +273,7 @@ class _Spin:
     upright_frames: int = 0
     last_lores: tuple[float, float, float] | None = None
     quiet_since: float | None = None  # since when the picture inside the dreidel's box has not changed
+    after_rest: bool = False  # it began while a judged dreidel lay at rest (no empty tray seen since)
 
 
 _PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
@@ -501,6 +510,7 @@ class SpinJudge:
             spin = self._start_spin(release_t, events)
             spin.confirmed = True
             spin.upright_frames = self._candidate_upright
+            spin.after_rest = self._last_rest is not None
 
     def _release_from_hand(self, seen_t: float, xy: tuple[float, float]) -> float:
         """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``.
@@ -628,18 +638,43 @@ class SpinJudge:
                 # a hand may hide it (reaching over, or taking it): wait for the hand to go, within reason
                 spin.clear_since = None
                 if frame.t - spin.last_seen_t > s.covered_s:
-                    events.append(self._verdict(spin, frame.t, lost=True))
+                    self._lost(spin, frame.t, obs, events)
                     return
             else:
                 if spin.clear_since is None:
                     spin.clear_since = frame.t
                 if frame.t - max(spin.last_seen_t, spin.clear_since) > s.lost_s:
-                    events.append(self._verdict(spin, frame.t, lost=True))
+                    self._lost(spin, frame.t, obs, events)
                     return
         if frame.t - spin.release_t > s.max_spin_s:
             events.append(self._verdict_incomplete(spin, frame.t, f"no rest after {s.max_spin_s:.0f} s"))
 
     # -- verdicts ----------------------------------------------------------------------------
+    def _lost(self, spin: _Spin, t: float, obs: Observation, events: list[JudgeEvent]) -> None:
+        """The dreidel is gone from view mid-spin: judge the spin, unless it was a resting dreidel carried away."""
+        s = self.settings
+        carried = (
+            spin.after_rest
+            and spin.upright_frames <= s.carried_upright
+            and spin.last_seen_t - spin.release_t <= s.carried_s
+        )
+        if not carried:
+            events.append(self._verdict(spin, t, lost=True))
+            return
+        # a pick-up, not a spin: no verdict (and its number is given to the next spin), and the tray is
+        # waiting for the next spin
+        self._spin = None
+        if spin.spin_id == self._next_id - 1:
+            self._next_id -= 1
+        self.observer.wobble_baseline = None
+        if self.clip is not None:
+            self.clip.take(t)
+        self._after_rest = False
+        self._last_rest = None
+        self.tracker.reset_track()
+        self.observer.reset()
+        self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, t, events)
+
     def _fall_start(self, spin: _Spin, end_t: float) -> float:
         """Start of the final fall: the beginning of the last run of lying-shaped frames before ``end_t``."""
         s = self.settings
