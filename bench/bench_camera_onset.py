@@ -31,7 +31,7 @@ import math
 import sys
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,8 +41,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.tuning_sets import is_heldout, tuning_recordings  # noqa: E402
 from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset  # noqa: E402
-from controller.imu_features import local_linear, smooth  # noqa: E402
-from controller.signal_runs import final_run_start  # noqa: E402
+from controller.imu_features import local_linear  # noqa: E402
 
 #: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
 UNSCORED = ("no_release", "hand_touch")
@@ -183,26 +182,11 @@ Estimator = Callable[[CameraTrack], "float | None"]
 
 def legacy(tk: CameraTrack) -> float | None:
     """The judge's onset before this bench (session 4's ``SpinJudge._wobble_onset``), re-computed: the
-    circling relative to the upright blob's sqrt(area), first sustained run over 0.06. Also a check that
-    the replay is faithful (it must equal the recorded onsets)."""
-    keep = (tk.t >= tk.release_t + 0.1) & (tk.t <= tk.fall_t)
-    tw = tk.t[keep]
-    if tw.size < 8:
-        return None
-    x, y, area = tk.x[keep], tk.y[keep], tk.area[keep]
-    size = math.sqrt(max(float(np.median(area[: max(5, area.size // 3)])), 1.0))
-    n = max(3, int(round(0.35 * tk.fps)))
-    radius = np.hypot(x - smooth(x, n), y - smooth(y, n))
-    above = smooth(radius, max(3, int(round(0.08 * tk.fps)))) / size > 0.06
-    hold = max(2, int(round(0.2 * tk.fps)))
-    onset = final_run_start(above, tw, gap=max(2, int(round(0.2 * tk.fps))))
-    if onset is None:
-        run = 0
-        for i in range(above.size):
-            run = run + 1 if above[i] else 0
-            if run and (run >= hold or i == above.size - 1):
-                return float(tw[i - run + 1])
-    return onset
+    circling relative to the upright blob's sqrt(area), first sustained run over 0.06. That is the module
+    with the length unknown, one width to a length and no growth fit. Also a check that the replay is
+    faithful (it must equal the recorded onsets)."""
+    return wobble_onset(replace(tk, body_length=None),
+                        WobbleSettings(level=0.06, length_per_width=1.0, fit_s=0.0))
 
 
 def score(name: str, cases: list[Case], est: Estimator, worst: int = 0) -> dict[str, Any]:

@@ -18,9 +18,9 @@ def frame(t: float, dreidel: Blob | None, hand: Blob | None = None, merged: bool
                        motion=2.0, in_tray=True, scale=1.0)
 
 
-def visit(cover_s: float, moved_px: float, elongation_after: float = 1.1) -> InterferenceWatch:
-    """A spin released at 0; a hand covers the sleeping dreidel at 2 s for ``cover_s``; it is then seen
-    ``moved_px`` from where it was."""
+def covered(cover_s: float) -> tuple[InterferenceWatch, float]:
+    """A spin released at 0, sleeping at (100, 100); a hand covers it at 2 s for ``cover_s``. Returns the
+    watch and the time after the cover."""
     watch = InterferenceWatch(release_t=0.0)
     t = 0.0
     while t < 2.0:  # sleeping at (100, 100), the releasing hand long gone
@@ -29,6 +29,13 @@ def visit(cover_s: float, moved_px: float, elongation_after: float = 1.1) -> Int
     while t < 2.0 + cover_s:
         watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
         t += 1 / 30
+    return watch, t
+
+
+def visit(cover_s: float, moved_px: float, elongation_after: float = 1.1) -> InterferenceWatch:
+    """A spin released at 0; a hand covers the sleeping dreidel at 2 s for ``cover_s``; it is then seen
+    ``moved_px`` from where it was."""
+    watch, t = covered(cover_s)
     for _ in range(20):
         watch.update(frame(t, blob(100.0 + moved_px, 100.0, elongation=elongation_after)))
         t += 1 / 30
@@ -50,14 +57,7 @@ def test_a_quick_shove_is_a_push() -> None:
 def test_knocked_over_and_taken_are_interference() -> None:
     knocked = visit(0.3, 2.0, elongation_after=1.9).event
     assert knocked is not None and "knocked" in knocked.why
-    watch = InterferenceWatch(release_t=0.0)
-    t = 0.0
-    while t < 2.0:
-        watch.update(frame(t, blob(100.0, 100.0)))
-        t += 1 / 30
-    while t < 2.4:
-        watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
-        t += 1 / 30
+    watch, t = covered(0.4)
     for _ in range(20):  # the hand has gone and so has the dreidel
         watch.update(frame(t, None))
         t += 1 / 30
@@ -69,14 +69,7 @@ def test_a_piece_of_the_withdrawing_hand_taken_for_the_dreidel_is_not_a_push() -
     the dreidel itself was where it had been. A pushed dreidel stays where it was pushed."""
 
     def after_hover(far_frames: int) -> InterferenceWatch:
-        watch = InterferenceWatch(release_t=0.0)
-        t = 0.0
-        while t < 2.0:
-            watch.update(frame(t, blob(100.0, 100.0)))
-            t += 1 / 30
-        while t < 2.3:
-            watch.update(frame(t, None, blob(100.0, 100.0, hand=True), merged=True))
-            t += 1 / 30
+        watch, t = covered(0.3)
         for i in range(20):
             seen = blob(160.0, 80.0, elongation=1.9) if i < far_frames else blob(101.0, 100.0)
             watch.update(frame(t, seen))
