@@ -17,6 +17,12 @@ over the spins that have a true wobble onset (the onset's own figure) and over e
 estimator gets right (a touch, a left tray or a put-down keep their verdict). The cache holds the judge's
 part: delete it after changing the vision or the judge's other moments (release, fall, rest).
 
+Estimators: ``legacy`` (session 4: width-relative, first frame over 0.06); ``length, growth fit`` (session 5:
+the radius as the 0.35 s window leaves it, against the length, dated on its fitted growth, here with
+session 6's splitting of the path at gaps and its following of the growth back for a spin that wobbled
+at once); the module (session 6: the radius scaled for the precession's period, see
+:mod:`controller.camera_wobble`).
+
 Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
 the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.
 
@@ -302,8 +308,9 @@ def candidates() -> dict[str, Estimator]:
 
     return {
         "legacy": legacy,
-        "length, first frame": with_settings(fit_s=0.0),
-        "length, growth fit (module)": with_settings(),
+        "length, first frame": with_settings(fit_s=0.0, period_correction=False),
+        "length, growth fit": with_settings(period_correction=False),
+        "period-corrected (module)": with_settings(),
     }
 
 

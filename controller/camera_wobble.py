@@ -4,22 +4,43 @@ RULES.md, "Valid spin": a spin counts from the release to the onset of wobble. B
 onset where the axis' tilt first reaches 6 degrees. From above, a tilted top precesses: its silhouette's
 centroid circles round the tip with a radius of about (the body's lever) x sin(tilt), on top of the slow
 drift of a top that walks over the felt. So the circling radius, measured against a reference path that
-follows the drift but not the circling (a centred moving average about a precession long), rises with the
-tilt, and the onset is where it rises through a level for good.
+follows the drift but not the circling (a centred moving average), rises with the tilt, and the onset is
+where it rises through a level for good.
 
 What sets that level is the body's lever in the picture, and the lever is set by the dreidel's length
 (tip to handle), not by its width. The upright blob seen from above is the body's width (its sqrt(area)),
 and dreidels differ in how long they are for their width: on the tuning data the radius at the true
-onset is the same fraction of the length on both simulators (0.038 and 0.039), while as a fraction of
-the upright width it was 0.065 on one and 0.085 on the other (a level fitted to one dated the other's
-onsets early). The length is measured when the dreidel lies at rest, which is when the verdict is
-made (:attr:`CameraTrack.body_length`); a spin without a rest (it left the tray) falls back on the width
-times the typical length-to-width ratio (:attr:`WobbleSettings.length_per_width`).
+onset is the same fraction of the length on both simulators, while as a fraction of the upright width
+it was not (a level fitted to one dated the other's onsets early). The length is measured when the
+dreidel lies at rest, which is when the verdict is made (:attr:`CameraTrack.body_length`); a spin
+without a rest (it left the tray) falls back on the width times the typical length-to-width ratio
+(:attr:`WobbleSettings.length_per_width`).
+
+The moving average takes its own share of the circle, and how much depends on the precession's period:
+subtracting the average over a window ``W`` leaves ``1 - sinc(pi W / T)`` of a circle of period ``T``
+(0.74 of it at 0.45 s, 0.36 at 0.7 s with the 0.35 s window). On the twin's tuning spins the period at
+the onset ranges over 0.45-0.7 s, and that alone scattered the measured radius at the onset by a factor
+of two between spins whose tilt was the same (the twin's ``track.csv`` holds the true tilt per frame).
+The period is measured frame by frame from the circling's own phase (a weighted straight line through
+the unwrapped angle of the centroid about the reference path, within 4% of the true period on 90% of
+the twin's spins), and the radius is scaled to what the window leaves at ``reference_period_s``, which
+is where ``level`` is stated. So ``level`` keeps its meaning and its value (0.038 of the length through
+a 0.35 s window at a 0.55 s precession), while a fast or a slow precession is no longer read as a
+larger or a smaller lean. A slow precession is boosted at most to ``min_gain``: its period is measured
+poorly while the circling is small.
+
+Where the dreidel was not seen for a while (a hand over it, or merged with the hand's blob) the path is
+split: the centroid jumps across such a gap, which read as a burst of circling and dated a passing hand
+as the onset (twin 54005, 54008). Each piece is measured on its own (a piece shorter than the window is
+averaged whole; one of fewer than :data:`MIN_FRAMES` frames has no level).
 
 The radius is read off a growing wobble through the felt's jitter and the outline's flicker, so the first
 frame over a level scatters. ``fit_s`` > 0 dates the crossing on the growth instead: a straight line
 through the log of the radius over ``fit_s`` either side of each frame (a wobble grows about
-exponentially, a line in its log), which follows the rise without lag and averages the scatter.
+exponentially, a line in its log), which follows the rise without lag and averages the scatter. When the
+dreidel already circles above the level on the first frames measured (it wobbled at once, and the hand
+hid the first moments), the fitted growth is followed back to where it crossed the level, no earlier
+than the release.
 """
 
 from __future__ import annotations
@@ -31,6 +52,9 @@ import numpy as np
 
 from controller.imu_features import local_linear, smooth
 from controller.signal_runs import final_run_start
+
+#: fewer frames than this (a piece of the path, or the whole spin) give no circling
+MIN_FRAMES = 8
 
 
 @dataclass(frozen=True)
@@ -70,13 +94,18 @@ class WobbleSettings:
 
     ``skip_s``: the start of the spin ignored (the hand, the release knock). ``window_s``: the centred
     moving average that stands for the drifting path. ``smooth_s``: the averaging of the radius.
-    ``level``: the radius at the onset, as a fraction of the dreidel's length. ``length_per_width``: the
-    length taken for a dreidel whose length at rest is unknown or implausible, in upright widths
-    (sqrt of the blob's area early in the spin); ``width_ratio_range``: the length-to-width ratios
-    believed (a length measured on a dreidel half out of the picture, or merged with a shadow, is not).
-    ``hold_s``: without a rise that lasts into the fall, the earliest run this long counts.
-    ``gap_s``: dips shorter than this do not end a rise. ``fit_s``: half-width of the log-linear growth
-    fit (0: the first smoothed frame over the level).
+    ``level``: the radius at the onset, as a fraction of the dreidel's length, as the window sees a
+    precession of ``reference_period_s``. ``length_per_width``: the length taken for a dreidel whose
+    length at rest is unknown or implausible, in upright widths (sqrt of the blob's area early in the
+    spin); ``width_ratio_range``: the length-to-width ratios believed (a length measured on a dreidel
+    half out of the picture, or merged with a shadow, is not). ``hold_s``: without a rise that lasts
+    into the fall, the earliest run this long counts. ``gap_s``: dips shorter than this do not end a
+    rise. ``fit_s``: half-width of the log-linear growth fit (0: the first smoothed frame over the level).
+    ``period_fit_s``: half-width of the phase fit that measures the precession's period;
+    ``period_range``: the periods believed (s); ``min_gain``: the smallest share of a circle the window
+    is taken to leave (caps the boost of a slow precession); ``period_correction``: False reads the
+    radius as the window leaves it, whatever the period (the fifth session's estimator, for the bench);
+    ``blind_s``: a longer stretch without the dreidel splits the path.
     """
 
     skip_s: float = 0.1
@@ -88,15 +117,23 @@ class WobbleSettings:
     hold_s: float = 0.2
     gap_s: float = 0.2
     fit_s: float = 0.2
+    reference_period_s: float = 0.55
+    period_fit_s: float = 0.3
+    period_range: tuple[float, float] = (0.25, 1.2)
+    min_gain: float = 0.5
+    period_correction: bool = True
+    blind_s: float = 0.1
 
     def __post_init__(self) -> None:
-        for name in ("window_s", "smooth_s", "level", "length_per_width", "hold_s", "gap_s"):
+        for name in ("window_s", "smooth_s", "level", "length_per_width", "hold_s", "gap_s",
+                     "reference_period_s", "period_fit_s", "min_gain", "blind_s"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"WobbleSettings.{name} must be positive, got {getattr(self, name)}")
-        lo, hi = self.width_ratio_range
-        if not 0 < lo < hi:
-            raise ValueError(f"WobbleSettings.width_ratio_range must be (low, high) with 0 < low < high, "
-                             f"got {self.width_ratio_range}")
+        for name in ("width_ratio_range", "period_range"):
+            lo, hi = getattr(self, name)
+            if not 0 < lo < hi:
+                raise ValueError(f"WobbleSettings.{name} must be (low, high) with 0 < low < high, "
+                                 f"got {getattr(self, name)}")
         if self.skip_s < 0 or self.fit_s < 0:
             raise ValueError("WobbleSettings.skip_s and fit_s must not be negative")
 
@@ -116,11 +153,58 @@ def body_length(track: CameraTrack, area: np.ndarray, settings: WobbleSettings) 
     return settings.length_per_width * width
 
 
+def window_gain(window_s: float, period_s: np.ndarray | float) -> np.ndarray:
+    """The share of a circle of period ``period_s`` that is left after subtracting its centred moving
+    average over ``window_s``: ``1 - sinc(pi window / period)``."""
+    x = np.maximum(math.pi * window_s / np.asarray(period_s, dtype=np.float64), 1e-6)
+    return np.asarray(1.0 - np.sin(x) / x)
+
+
+def precession_period(t: np.ndarray, z: np.ndarray, half: int) -> np.ndarray:
+    """The circling's period (s) at each frame, NaN where it cannot be told.
+
+    ``z`` is the centroid about the reference path (complex, px). Its angle turns once per precession;
+    a straight line through the unwrapped angle over ``half`` frames either side, each frame weighted by
+    its radius (a frame near the centre has a meaningless angle), gives the turning rate.
+    """
+    n = t.size
+    out = np.full(n, np.nan)
+    angle, weight = np.angle(z), np.abs(z)
+    for i in range(n):
+        lo, hi = max(0, i - half), min(n, i + half + 1)
+        if hi - lo < 6:
+            continue
+        w = weight[lo:hi]
+        total = float(w.sum())
+        if total <= 0:
+            continue
+        dt = t[lo:hi] - t[i]
+        ph = np.unwrap(angle[lo:hi])
+        tm = float((w * dt).sum()) / total
+        pm = float((w * ph).sum()) / total
+        var = float((w * (dt - tm) ** 2).sum())
+        if var <= 0:
+            continue
+        rate = abs(float((w * (dt - tm) * (ph - pm)).sum()) / var)
+        if rate > 0:
+            out[i] = 2.0 * math.pi / rate
+    return out
+
+
+def _pieces(t: np.ndarray, blind_s: float, fps: float) -> list[np.ndarray]:
+    """Index arrays of the runs of frames, split where the dreidel was unseen for longer than ``blind_s``."""
+    if t.size == 0:
+        return []
+    cuts = np.flatnonzero(np.diff(t) > max(blind_s, 2.5 / fps)) + 1
+    return list(np.split(np.arange(t.size), cuts))
+
+
 def circling_level(track: CameraTrack, settings: WobbleSettings) -> tuple[np.ndarray, np.ndarray]:
     """The circling radius as a fraction of the dreidel's length, frame by frame, from release to fall.
 
     Returns ``(t, level)`` over ``[release_t + skip_s, fall_t]``, the frames with a known centroid;
-    empty arrays when there are none.
+    ``level`` is NaN on pieces of the path too short to measure; empty arrays when there are none.
+    The radius is scaled to what the window leaves of a circle of ``reference_period_s``.
     """
     s = settings
     keep = (track.t >= track.release_t + s.skip_s) & (track.t <= track.fall_t)
@@ -130,9 +214,45 @@ def circling_level(track: CameraTrack, settings: WobbleSettings) -> tuple[np.nda
         return t, np.zeros(0)
     x, y, area = track.x[keep], track.y[keep], track.area[keep]
     n = max(3, int(round(s.window_s * track.fps)))
-    radius = np.hypot(x - smooth(x, n), y - smooth(y, n))
-    level = smooth(radius, max(3, int(round(s.smooth_s * track.fps)))) / body_length(track, area, s)
+    m = max(3, int(round(s.smooth_s * track.fps)))
+    half = max(3, int(round(s.period_fit_s * track.fps)))
+    p_lo, p_hi = s.period_range
+    reference = float(window_gain(n / track.fps, s.reference_period_s))
+    length = body_length(track, area, s)
+    level = np.full(t.size, np.nan)
+    for piece in _pieces(t, s.blind_s, track.fps):
+        if piece.size < MIN_FRAMES:
+            continue
+        tp = t[piece]
+        k = min(n, piece.size)  # a piece shorter than the window is averaged whole
+        z = (x[piece] - smooth(x[piece], k)) + 1j * (y[piece] - smooth(y[piece], k))
+        scale = 1.0
+        if s.period_correction:
+            period = precession_period(tp, z, half)
+            known = np.isfinite(period)
+            typical = float(np.median(period[known])) if known.any() else s.reference_period_s
+            period = np.clip(np.where(known, period, typical), p_lo, p_hi)
+            scale = reference / np.maximum(window_gain(k / track.fps, period), s.min_gain)
+        level[piece] = smooth(np.abs(z), m) * scale / length
     return t, level
+
+
+def _fitted(t: np.ndarray, level: np.ndarray, half: int) -> tuple[np.ndarray, np.ndarray]:
+    """The log-linear growth fit of ``level`` within each run of known values, and its slope (1/s)."""
+    out = np.full(level.size, np.nan)
+    slope = np.zeros(level.size)
+    known = np.isfinite(level)
+    idx = np.flatnonzero(known)
+    if idx.size == 0:
+        return out, slope
+    for run in np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1):
+        tr = t[run]
+        log = np.log(np.maximum(level[run], 1e-4))
+        fit = local_linear(tr, log, half)
+        out[run] = np.exp(fit)
+        if run.size > 1:
+            slope[run] = np.gradient(fit, tr)
+    return out, slope
 
 
 def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> float | None:
@@ -144,20 +264,29 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     """
     s = settings if settings is not None else WobbleSettings()
     t, level = circling_level(track, s)
-    if t.size < 8:
+    if int(np.isfinite(level).sum()) < MIN_FRAMES:
         return None
     fps = track.fps
+    slope = np.zeros(level.size)
     if s.fit_s > 0:
-        half = max(2, int(round(s.fit_s * fps)))
-        level = np.exp(local_linear(t, np.log(np.maximum(level, 1e-4)), half))
-    above = level > s.level
+        level, slope = _fitted(t, level, max(2, int(round(s.fit_s * fps))))
+    above = np.nan_to_num(level, nan=0.0) > s.level
     onset = final_run_start(above, t, gap=max(2, int(round(s.gap_s * fps))))
-    if onset is not None:
-        return onset
-    hold = max(2, int(round(s.hold_s * fps)))
-    run = 0
-    for i in range(above.size):
-        run = run + 1 if above[i] else 0
-        if run and (run >= hold or i == above.size - 1):
-            return float(t[i - run + 1])
-    return None
+    if onset is None:
+        hold = max(2, int(round(s.hold_s * fps)))
+        run = 0
+        for i in range(above.size):
+            run = run + 1 if above[i] else 0
+            if run and (run >= hold or i == above.size - 1):
+                onset = float(t[i - run + 1])
+                break
+    if onset is None or onset >= t[-1]:
+        return None  # over the level on the last frame alone: the edge of the fit, at the fall
+    known = np.flatnonzero(np.isfinite(level))
+    if int(np.searchsorted(t, onset)) == known[0]:
+        # over the level from the first frame measured: follow the growth back to the crossing, from
+        # half a window in (the moving average is one-sided, so biased, at the path's very start)
+        j = int(known[min(known.size - 1, max(3, int(round(s.window_s * fps))) // 2)])
+        if slope[j] > 0 and level[j] > s.level:
+            onset = max(track.release_t, min(onset, float(t[j]) - math.log(level[j] / s.level) / slope[j]))
+    return onset

@@ -4,7 +4,8 @@ A path is a top seen from above: its centroid drifts over the felt and circles r
 precession rate with a radius of (lever x sin(tilt)). The tilt sleeps at a couple of degrees and then
 grows exponentially through the rules' 6 degrees (the true onset) until the fall. The lever is chosen so
 that a clean circle at 6 degrees measures exactly the settings' level after the reference path (a centred
-moving average) has taken its share, so the onset the module should find is the true one.
+moving average) has taken the share it takes of a circle of the reference period, so the onset the
+module should find is the true one, whatever the path's own period.
 """
 
 from __future__ import annotations
@@ -16,7 +17,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.camera_wobble import CameraTrack, WobbleSettings, body_length, circling_level, wobble_onset
+from controller.camera_wobble import (
+    CameraTrack,
+    WobbleSettings,
+    body_length,
+    circling_level,
+    precession_period,
+    window_gain,
+    wobble_onset,
+)
 
 WOBBLE_DEG = 6.0
 
@@ -51,7 +60,8 @@ def spin_path(
         tilt = np.full(t.size, sleep_deg)
     else:
         tilt = np.maximum(WOBBLE_DEG * np.exp(growth * (t - release - onset_s)), sleep_deg)
-    lever = ws.level * length_px / (math.sin(math.radians(WOBBLE_DEG)) * moving_average_gain(ws.window_s, period_s))
+    gain = moving_average_gain(ws.window_s, ws.reference_period_s)
+    lever = ws.level * length_px / (math.sin(math.radians(WOBBLE_DEG)) * gain)
     radius = lever * np.sin(np.radians(tilt))
     phase = 2 * math.pi * (t - release) / period_s
     tt = t - release
@@ -105,6 +115,64 @@ def test_drift_does_not_move_the_onset() -> None:
     walking = wobble_onset(spin_path(2.5, drift=(30.0, 20.0), curve_px=10.0, seed=5))
     assert still is not None and walking is not None
     assert abs(still - walking) < 0.06
+
+
+@pytest.mark.parametrize("period_s", [0.42, 0.5, 0.55])
+def test_a_fast_precession_is_not_read_as_a_larger_lean(period_s: float) -> None:
+    """The moving average takes less of a fast circle than of a slow one; the period measured from the
+    circling's phase puts that right, so the onset does not depend on the precession's period."""
+    track = spin_path(2.0, period_s=period_s, growth=1.5, fall_s=3.5, seed=6)
+    got = wobble_onset(track)
+    assert got is not None
+    assert abs(got - (track.release_t + 2.0)) < 0.1
+
+
+def test_without_the_period_a_fast_precession_is_dated_early() -> None:
+    """The failure the period correction removes: read as the window leaves it, a 0.42 s precession
+    (the window keeps 0.81 of it, against 0.55 at the reference period) crosses the level early."""
+    track = spin_path(2.0, period_s=0.42, growth=1.5, fall_s=3.5, seed=6)
+    got = wobble_onset(track, WobbleSettings(period_correction=False))
+    assert got is not None
+    assert got < track.release_t + 2.0 - 0.15
+
+
+def test_a_jump_across_a_blind_stretch_is_not_a_wobble() -> None:
+    """A sleeping top hidden for 0.3 s (a hand over it) shortly before its fall, seen again a few pixels
+    on: the jump of its centroid is no circling (measured as one path, it was dated as the onset)."""
+    track = spin_path(None, fall_s=6.0, seed=8)
+    hidden = (track.t > 6.5) & (track.t < 6.8)
+    keep = ~hidden
+    moved = np.where(track.t >= 6.8, 8.0, 0.0)
+    seen = CameraTrack(t=track.t[keep], x=(track.x + moved)[keep], y=(track.y - moved)[keep],
+                       area=track.area[keep], release_t=track.release_t, fall_t=track.fall_t, fps=track.fps,
+                       body_length=track.body_length)
+    assert wobble_onset(seen) is None
+    assert wobble_onset(seen, WobbleSettings(blind_s=10.0)) is not None  # measured as one path, it jumps
+
+
+def test_a_spin_that_wobbled_at_once_is_dated_back_towards_its_release() -> None:
+    """Wobbling from the release, and first seen 0.4 s later (the hand hid it): the onset is where the
+    fitted growth crosses the level, nearer the truth than the first frame seen, never before the release."""
+    for seed in (10, 11, 12):
+        track = spin_path(0.15, growth=1.2, fall_s=2.5, seed=seed)
+        late = track.t >= track.release_t + 0.4
+        seen = CameraTrack(t=track.t[late], x=track.x[late], y=track.y[late], area=track.area[late],
+                           release_t=track.release_t, fall_t=track.fall_t, fps=track.fps,
+                           body_length=track.body_length)
+        got = wobble_onset(seen)
+        assert got is not None
+        assert track.release_t <= got < float(seen.t[0]) - 0.04
+
+
+def test_the_period_is_measured_from_the_circling() -> None:
+    fps = 60.0
+    t = np.arange(0.0, 3.0, 1.0 / fps)
+    rng = np.random.default_rng(4)
+    for period in (0.4, 0.55, 0.8):
+        z = 3.0 * np.exp(2j * math.pi * t / period) + rng.normal(0, 0.3, t.size) + 1j * rng.normal(0, 0.3, t.size)
+        got = precession_period(t, z, int(0.3 * fps))
+        assert float(np.median(got)) == pytest.approx(period, rel=0.03)
+    assert window_gain(0.35, 0.55) == pytest.approx(moving_average_gain(0.35, 0.55))
 
 
 def test_a_blip_that_dies_down_is_not_the_onset() -> None:
@@ -179,3 +247,5 @@ def test_bad_input_says_what_to_fix() -> None:
         WobbleSettings(level=0.0)
     with pytest.raises(ValueError, match="width_ratio_range"):
         WobbleSettings(width_ratio_range=(3.0, 2.0))
+    with pytest.raises(ValueError, match="period_range"):
+        WobbleSettings(period_range=(0.0, 1.0))
