@@ -3,7 +3,9 @@
 The judge is fed a scripted track (what the tracker reports frame by frame), so the test controls the
 one thing at stake: the centroid of a resting dreidel of which only a small piece is told from its
 shadow (altsim 800002: the letter of a black dreidel on grey felt) jitters by a lores pixel from frame to
-frame, while nothing in the picture moves.
+frame, while nothing in the picture moves. Also: a lying dreidel whose outline blinks every few frames
+(altsim 820015), and a piece of an arm outside the tray or cut by the picture's edge seen before the
+release (twin 55002, altsim 820000).
 """
 
 from __future__ import annotations
@@ -86,3 +88,62 @@ def test_a_jittering_piece_whose_picture_changes_is_not_at_rest() -> None:
     verdicts = judge_script(ScriptedTracker(jitter=0.7, rest_motion=3.0))
     assert len(verdicts) == 1
     assert verdicts[0].rest_t is None and verdicts[0].needs_judge
+
+
+class BlinkingTracker(ScriptedTracker):
+    """The same dreidel lying still (a whole body, no jitter), but every few frames its outline is wrong:
+    gone for a frame, or merged with its shadow into a larger, rounder blob a few lores px off (altsim
+    820015, a dreidel on light felt under a low lamp)."""
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        tr = super().process_small(index, t, small, full)
+        if t < REST_T + 0.1 or tr.dreidel is None:
+            return tr
+        if index % 6 == 0:
+            return TrackResult(index=index, t=t, dreidel=None, hands=(), merged=False, motion=0.0, in_tray=True,
+                               scale=SCALE)
+        if index % 6 == 3:
+            merged = Blob(x=175.0, y=92.0, area=100.0, bbox=(165, 85, 16, 12), elongation=1.3, angle_deg=30.0,
+                          length=14.0, width=10.0, edge=False, skin=0.0)
+            return TrackResult(index=index, t=t, dreidel=merged, hands=(), merged=False, motion=0.0, in_tray=True,
+                               scale=SCALE)
+        return tr
+
+
+def test_a_lying_dreidel_whose_outline_blinks_comes_to_rest_where_it_stopped() -> None:
+    """Single frames without the body, or with a wrong outline, every tenth of a second keep the observer's
+    'still' from ever lasting a quarter of a second; the dreidel has not moved, so it is at rest, dated when
+    it stopped (before the fix it never came to rest: no verdict until a judge was asked)."""
+    verdicts = judge_script(BlinkingTracker(jitter=0.0, rest_motion=0.0))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.rest_t is not None and abs(v.rest_t - REST_T) < 0.15
+    assert v.stable_s is not None and "interference" not in v.reasons
+
+
+class SleeveTracker(ScriptedTracker):
+    """Before the release, an arm reaches in and a piece of it is seen on its own for half a second: outside
+    the tray (twin 55002: a sleeve beyond the tray's corner, taken for a release 1.8 s early), or cut by the
+    picture's top edge where the tray was not found (altsim 820000, 0.7 s early)."""
+
+    def __init__(self, in_tray: bool) -> None:
+        super().__init__(jitter=0.0, rest_motion=0.0)
+        self.in_tray = in_tray
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        if 0.1 <= t < RELEASE_T - 0.3:
+            piece = Blob(x=150.0, y=4.0, area=150.0, bbox=(138, 0 if self.in_tray else 1, 26, 9), elongation=2.5, angle_deg=0.0,
+                         length=25.0, width=8.0, edge=self.in_tray, skin=0.0)
+            arm = Blob(x=165.0, y=30.0, area=1500.0, bbox=(150, 0, 30, 60), elongation=3.0, angle_deg=90.0,
+                       length=60.0, width=25.0, edge=True, skin=0.6)
+            return TrackResult(index=index, t=t, dreidel=piece, hands=(arm,), merged=False, motion=5.0,
+                               in_tray=self.in_tray, scale=SCALE)
+        return super().process_small(index, t, small, full)
+
+
+@pytest.mark.parametrize("in_tray", [False, True])
+def test_a_piece_of_an_arm_outside_the_tray_or_at_the_edge_is_no_release(in_tray: bool) -> None:
+    verdicts = judge_script(SleeveTracker(in_tray))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.release_t is not None and abs(v.release_t - RELEASE_T) < 0.05
