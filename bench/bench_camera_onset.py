@@ -19,9 +19,8 @@ part: delete it after changing the vision or the judge's other moments (release,
 
 Estimators: ``legacy`` (session 4: width-relative, first frame over 0.06); ``length, growth fit`` (session 5:
 the radius as the 0.35 s window leaves it, against the length, dated on its fitted growth, here with
-session 6's splitting of the path at gaps and its following of the growth back for a spin that wobbled
-at once); the module (session 6: the radius scaled for the precession's period, see
-:mod:`controller.camera_wobble`).
+session 6's splitting of the path where the dreidel was unseen); the module (session 6: the radius
+scaled for the precession's period, see :mod:`controller.camera_wobble`).
 
 Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
 the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.

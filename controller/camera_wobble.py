@@ -19,15 +19,16 @@ without a rest (it left the tray) falls back on the width times the typical leng
 The moving average takes its own share of the circle, and how much depends on the precession's period:
 subtracting the average over a window ``W`` leaves ``1 - sinc(pi W / T)`` of a circle of period ``T``
 (0.74 of it at 0.45 s, 0.36 at 0.7 s with the 0.35 s window). On the twin's tuning spins the period at
-the onset ranges over 0.45-0.7 s, and that alone scattered the measured radius at the onset by a factor
-of two between spins whose tilt was the same (the twin's ``track.csv`` holds the true tilt per frame).
+the onset ranges over 0.45-0.7 s, and the radius measured at the onset, per sine of the true tilt (the
+twin's ``track.csv`` holds the tilt per frame), went from 0.56 to 0.32 of the length over that range.
 The period is measured frame by frame from the circling's own phase (a weighted straight line through
-the unwrapped angle of the centroid about the reference path, within 4% of the true period on 90% of
-the twin's spins), and the radius is scaled to what the window leaves at ``reference_period_s``, which
+the unwrapped angle of the centroid about the reference path, within 5% of the true period at the
+onset on 90% of the twin's spins), and the radius is scaled to what the window leaves at ``reference_period_s``, which
 is where ``level`` is stated. So ``level`` keeps its meaning and its value (0.038 of the length through
 a 0.35 s window at a 0.55 s precession), while a fast or a slow precession is no longer read as a
-larger or a smaller lean. A slow precession is boosted at most to ``min_gain``: its period is measured
-poorly while the circling is small.
+larger or a smaller lean. The window's share is taken as at least ``min_gain``, which caps the boost
+of a slow precession: its period is measured poorly while the circling is small, and a larger boost
+dated onsets early on both renderers.
 
 Where the dreidel was not seen for a while (a hand over it, or merged with the hand's blob) the path is
 split: the centroid jumps across such a gap, which read as a burst of circling and dated a passing hand
