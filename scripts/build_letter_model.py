@@ -19,12 +19,18 @@
    whose face is 12-34 px (twin stills stored as MJPG stores a frame, and letter_synth stills), read as at
    run time with the steadiness check: per size bin, just above the most confident wrong Nun/Gimel read,
    or never read when no threshold is safe (``fit_confusable_bins``).
+6. Fit when the taught Nun and Gimel faces of a dreidel may vouch for a small Nun or Gimel that its size refuses
+   (``letters.json`` ``taught_faces``): 320 held-out-font dreidels (twin in one scene each, letter_synth), taught
+   3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; the margin by which the query
+   must be more like the taught faces of its letter than of the other lies above every wrong read's, from the
+   smallest face size where that margin is at most 0.1 (``fit_taught_faces``; about 30 minutes on two shared cores).
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_letter_model.py --recipe   (the committed model, every stage)
        .venv/bin/python scripts/build_letter_model.py [--synth 4000] [--twin 600] [--epochs 14] [--cache DIR] [--init ONNX]
        .venv/bin/python scripts/build_letter_model.py --recalibrate   (refit letters.json after a pose change)
        .venv/bin/python scripts/build_letter_model.py --refit-small-faces   (only the thresholds by face size)
+       .venv/bin/python scripts/build_letter_model.py --refit-taught-faces  (only the taught-face rule)
 Deterministic for a given seed, font set and library versions (single-threaded data, seeded torch).
 """
 
@@ -65,6 +71,7 @@ from vision.recognizer import (  # noqa: E402
     Calibration,
     ConfusableBin,
     LetterModel,
+    TaughtFaceRule,
     enrolled_similarity,
     orientation_prior,
     posterior,
@@ -401,6 +408,149 @@ def calibrate_small_faces(args: argparse.Namespace, held: list[str], side: Path,
     return replace(calibration, confusable_bins=bins, meta=meta)
 
 
+# -- taught faces: when this dreidel's taught Nun and Gimel may vouch for a small face --------------------
+
+#: the dreidels of the taught-face fit (twin and letter_synth; their stills' seeds follow from them, below every
+#: benchmark's and held-out range and apart from the training and small-face seeds)
+TAUGHT_TWIN_SEED0 = 6_800_000
+TAUGHT_SYNTH_SEED0 = 5_100_000
+#: taught stills per letter (as a recording's enroll/ holds) and query stills per letter, per dreidel
+TAUGHT_STILLS = 3
+TAUGHT_QUERIES = 3
+#: the face sizes (px) from which the taught faces may vouch: the fit takes the smallest that its data allows
+TAUGHT_SIDE_EDGES = (14.0, 17.0, 20.0, 23.0, 26.0, 30.0)
+#: the margin lies this far above the largest margin of a wrong read on faces of that size or more (and is
+#: never below it) ...
+TAUGHT_MARGIN_STEP = 0.01
+#: ... and at most this: where a wrong read was vouched for more surely, the taught faces are fooled as the
+#: network is (a lost foot is lost in the taught stills too), and a larger face is tried
+TAUGHT_MAX_MARGIN = 0.1
+#: ... and must leave at least this many right reads that only the taught faces admit (evidence, not luck)
+TAUGHT_MIN_READS = 20
+
+TaughtRow = tuple[float, int, int, float, float, float]  # (side px, true letter, best, confidence, steadiness, margin)
+
+
+def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow]:
+    """``count`` held-out-font dreidels, each taught 3 stills of every letter it has (as a recording's enroll/)
+    and asked 3 stills each of Nun and Gimel and one Hey, read as at run time by the taught recognizer (pose ->
+    cut -> network, steadiness) with the taught-face margin of every Nun/Gimel read: one row per readable query.
+
+    ``kind`` "twin": the digital twin's stills in one scene per dreidel (its camera, tray and light), the queries
+    stored as the table's MJPG stores a frame (JPEG 80-95); "synth": letter_synth's plain and varied dreidels
+    with a face of 12-34 px in a 640 x 480 picture, with its blur, noise and JPEG."""
+    from dataclasses import replace as dc_replace
+
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
+    from hardware.sim.render import Scene
+    from vision.recognizer import LetterRecognizer
+
+    kind, seed0, count, fonts, model = job
+    cv2.setNumThreads(1)
+    generic = LetterRecognizer(LetterModel.load(Path(model)))
+    asked = (Letter.NUN, Letter.GIMEL) * TAUGHT_QUERIES + (Letter.HEY,)
+    out: list[TaughtRow] = []
+    for i in range(count):
+        seed = seed0 + i
+        rng = np.random.default_rng([seed, 0x7A])
+        font = fonts[int(rng.integers(len(fonts)))]
+        if kind == "twin":
+            style = dc_replace(resolve_style(None, seed), font_path=font)
+            scene = Scene.random(seed)
+            letters = style.letters
+            still_seed = iter(range(seed0 + 50_000 + 20 * i, seed0 + 50_000 + 20 * (i + 1)))
+
+            def draw(letter: Letter, query: bool) -> np.ndarray:
+                image, _ = twin_render(style, letter, next(still_seed), scene=scene)  # noqa: B023
+                if query:
+                    ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])  # noqa: B023
+                    image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+                return image
+        else:
+            synth_style = (DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random)(rng, [font])
+            along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
+            length = float(rng.uniform(12.0, 34.0) * along)
+            letters = LETTERS
+
+            def draw(letter: Letter, query: bool) -> np.ndarray:
+                return render_still(synth_style, letter, rng, size=(640, 480), length_px=length).image  # noqa: B023
+        teach = [(letter, draw(letter, False)) for letter in letters for _ in range(TAUGHT_STILLS)]
+        taught, _ = generic.with_usable_enrollment(teach)
+        for letter in asked:
+            image = draw(letter, True)
+            pose = find_resting_dreidel(image)
+            if pose is None or pose.face_quad is None:
+                continue
+            got = taught.assess(image, pose)
+            if got is None:
+                continue
+            best, conf, steady, side = got
+            margin = taught.taught_margin(face_input(image, pose.face_quad), best, pose.confidence)
+            out.append((side, LETTERS.index(letter), best, conf, steady, float("nan") if margin is None else margin))
+    return out
+
+
+def taught_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> list[TaughtRow]:
+    """The taught-face fit's rows (``args.taught_faces`` dreidels, half twin, half letter_synth)."""
+    chunk = 5
+    jobs: list[tuple[str, int, int, list[str], str]] = []
+    for kind, seed0 in (("twin", TAUGHT_TWIN_SEED0), ("synth", TAUGHT_SYNTH_SEED0)):
+        n = args.taught_faces // 2
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model)) for k in range(0, n, chunk)]
+    with get_context("spawn").Pool(args.workers) as pool:  # spawned: see small_face_rows
+        parts = pool.map(taught_face_job, jobs, chunksize=1)
+    return [r for part in parts for r in part]
+
+
+def fit_taught_faces(rows: list[TaughtRow], floor: float, calibration: Calibration
+                     ) -> tuple[TaughtFaceRule | None, dict[str, object]]:
+    """The taught-face rule, fitted on the Nun/Gimel reads that pass the letter's own threshold ``floor`` and the
+    steadiness check (what the rule may admit): from the smallest face size of ``TAUGHT_SIDE_EDGES`` on which
+    it is safe, the margin a read must reach is ``TAUGHT_MARGIN_STEP`` above the largest margin of a wrong read
+    on faces of that size or more (at least the step, at most ``TAUGHT_MAX_MARGIN``), with at least
+    ``TAUGHT_MIN_READS`` right reads that the face-size thresholds of ``calibration`` refuse and the margin
+    admits. None when no size qualifies. Also a report (the reads, and per size tried: wrong reads, their
+    largest margin, the right reads gained)."""
+    confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
+    a = np.array(rows, np.float64).reshape(-1, 6)
+    side, truth, best, conf, steady, margin = a.T
+    cand = np.isin(best, confusable) & (conf >= floor) & (steady >= floor) & np.isfinite(margin)
+    at_size = np.array([t if (t := calibration.confusable_threshold(x)) is not None else np.inf for x in side])
+    refused = cand & (np.minimum(conf, steady) < at_size)  # as read() decides: refused at its size
+    report: dict[str, object] = {
+        "queries": len(rows), "nun_gimel_reads": int(cand.sum()), "wrong_reads": int((cand & (best != truth)).sum()),
+        "right_refused_by_size": int((refused & (best == truth)).sum()),
+        "right_below_zero": int((cand & (best == truth) & (margin < 0)).sum()),
+    }
+    tried: list[list[float]] = []
+    report["by_min_side"] = tried
+    for edge in TAUGHT_SIDE_EDGES:
+        wrong = cand & (side >= edge) & (best != truth)
+        worst = float(margin[wrong].max()) if wrong.any() else 0.0
+        m = max(TAUGHT_MARGIN_STEP, worst + TAUGHT_MARGIN_STEP)
+        gained = int((refused & (side >= edge) & (best == truth) & (margin >= m)).sum())
+        tried.append([edge, int(wrong.sum()), round(worst, 4), round(m, 4), gained])
+        if m <= TAUGHT_MAX_MARGIN and gained >= TAUGHT_MIN_READS:
+            return TaughtFaceRule(round(m, 4), edge), report
+    return None, report
+
+
+def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibration: Calibration) -> Calibration:
+    """Fit ``taught_faces`` for the network in ``args.out`` (whose json must already hold ``calibration``)."""
+    if args.taught_faces <= 0:
+        return calibration
+    t0 = time.time()
+    rows = taught_face_rows(args, held, args.out)
+    floor = max(calibration.threshold_of(LETTERS.index(x)) for x in (Letter.NUN, Letter.GIMEL))
+    rule, report = fit_taught_faces(rows, floor, calibration)
+    print(f"taught faces: {len(rows)} queries read in {time.time() - t0:.0f} s: {report}; rule {rule}", flush=True)
+    if args.taught_rows is not None:
+        np.save(args.taught_rows, np.array(rows, np.float64).reshape(-1, 6))
+    return replace(calibration, taught_faces=rule, meta={**calibration.meta, "taught_faces": args.taught_faces,
+                                                         "taught_face_fit": report})
+
+
 # -- the network ----------------------------------------------------------------------------------
 
 
@@ -684,6 +834,7 @@ def recalibrate(args: argparse.Namespace, train_fonts: list[str], held: list[str
     side.write_text(json.dumps(final.to_json(), indent=1) + "\n")
     try:
         final = calibrate_small_faces(args, held, side, final)
+        final = calibrate_taught_faces(args, held, final)
     except BaseException:
         side.write_text(json.dumps(old, indent=1) + "\n")
         raise
@@ -715,7 +866,7 @@ def run_recipe(args: argparse.Namespace) -> None:
             if args.cache is not None:
                 cmd += ["--cache", str(args.cache)]
             if i < len(RECIPE) - 1:  # only the final network's thresholds by face size matter
-                cmd += ["--small-faces", "0"]
+                cmd += ["--small-faces", "0", "--taught-faces", "0"]
             print(f"== stage {i + 1}/{len(RECIPE)}: {' '.join(cmd[1:])}", flush=True)
             subprocess.run(cmd, check=True)
             previous = str(out)
@@ -750,6 +901,12 @@ def main() -> None:
     ap.add_argument("--refit-small-faces", action="store_true",
                     help="keep the network in --out and its calibration, only fit the Nun/Gimel thresholds by face "
                          "size again (--small-faces stills)")
+    ap.add_argument("--taught-faces", type=int, default=320,
+                    help="held-out-font dreidels, taught and asked at small sizes, on which the taught-face rule is "
+                         "fitted (0: none; taught faces then never vouch for a small Nun or Gimel)")
+    ap.add_argument("--refit-taught-faces", action="store_true",
+                    help="keep the network in --out and its calibration, only fit the taught-face rule again")
+    ap.add_argument("--taught-rows", type=Path, default=None, help="save the taught-face fit's rows (.npy)")
     ap.add_argument("--recipe", action="store_true", help="build the committed model from nothing (every stage)")
     args = ap.parse_args()
     if args.recipe:
@@ -773,9 +930,16 @@ def main() -> None:
     if args.recalibrate:
         recalibrate(args, train_fonts, held, t0)
         return
+    if args.refit_taught_faces:
+        side = args.out.with_suffix(".json")
+        calibration = calibrate_taught_faces(args, held, LetterModel.load(args.out).calibration)
+        side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
+        print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
+        return
     if args.refit_small_faces:
         side = args.out.with_suffix(".json")
         calibration = calibrate_small_faces(args, held, side, LetterModel.load(args.out).calibration)
+        calibration = calibrate_taught_faces(args, held, calibration)
         side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
         print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
         return
@@ -813,6 +977,7 @@ def main() -> None:
     calibration = replace(calibration, meta=meta)
     side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
     calibration = calibrate_small_faces(args, held, side, calibration)
+    calibration = calibrate_taught_faces(args, held, calibration)
     side.write_text(json.dumps(calibration.to_json(), indent=1) + "\n")
     print(f"wrote {args.out} and {side} in {time.time() - t0:.0f} s", flush=True)
 

@@ -94,6 +94,29 @@ def nudged_quads(quad: np.ndarray, shift: float = NUDGE_SHIFT, scale: float = NU
     return [(q - c) * k + c + (dx, dy) for dx, dy, k in moves]
 
 
+#: the taught-face comparison looks at the face's interior: this many px of the 32 px patch are left out on
+#: every side (the 12% margin around the face and its rim, where felt, shadow and a neighbour face's sliver
+#: differ from still to still and would outweigh a foot of a pixel or two)
+TEMPLATE_INSET = 5
+#: ... and lines a taught face up with the query by shifting it by up to this many px of the patch (the pose's
+#: outline wanders by a pixel or two)
+TEMPLATE_SHIFT = 2
+
+
+def template_similarity(query: np.ndarray, template: np.ndarray) -> float:
+    """How alike two upright face inputs (``CHANNELS`` x ``PATCH`` x ``PATCH``) are: the best normalised
+    cross-correlation (both channels, each about its own mean) of the query's interior with the template's,
+    the template shifted by up to ``TEMPLATE_SHIFT`` px. 1 is the same picture."""
+    n = PATCH - 2 * TEMPLATE_INSET
+    lo, hi = TEMPLATE_INSET - TEMPLATE_SHIFT, TEMPLATE_INSET + n + TEMPLATE_SHIFT
+    q = np.ascontiguousarray(query[:, TEMPLATE_INSET:TEMPLATE_INSET + n, TEMPLATE_INSET:TEMPLATE_INSET + n]
+                             .transpose(1, 2, 0), dtype=np.float32)
+    t = np.ascontiguousarray(template[:, lo:hi, lo:hi].transpose(1, 2, 0), dtype=np.float32)
+    if float(q.std()) < 1e-6 or float(t.std()) < 1e-6:
+        return 0.0  # a blank face is like nothing
+    return float(cv2.matchTemplate(t, q, cv2.TM_CCOEFF_NORMED).max())
+
+
 @dataclass(frozen=True)
 class FaceScores:
     """One model's calibrated reading of one face: p(letter | a letter) (5,), p(no letter), p(orientation) (4,)."""
@@ -174,6 +197,37 @@ def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
 
 
 @dataclass(frozen=True)
+class TaughtFaceRule:
+    """When a recognizer taught this dreidel's Nun and Gimel may read a Nun or Gimel that its face's size refuses.
+
+    The taught stills come from the same camera, dreidel and font as the query, so the query's face is compared
+    with them directly (``template_similarity``, upright, interior only): a read the network makes at its letter's
+    own threshold, and steadily, is also accepted when the query is at least ``margin`` more like the taught
+    faces of that letter than like those of the other one, on a face at least ``min_side_px`` wide. Both are
+    fitted by the build script on held-out-font dreidels taught and queried at small sizes (the most
+    confident wrong read's margin, plus a safety step)."""
+
+    margin: float
+    min_side_px: float
+
+    def to_json(self) -> dict[str, object]:
+        """``taught_faces`` in letters.json."""
+        return {"margin": self.margin, "min_side_px": self.min_side_px}
+
+
+def _taught_face_rule(raw: object) -> TaughtFaceRule | None:
+    """``taught_faces`` of letters.json (``{"margin": 0.02, "min_side_px": 14}``), or None (not fitted)."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict) or "margin" not in raw or "min_side_px" not in raw:
+        raise ValueError("taught_faces needs margin and min_side_px")
+    margin, side = float(raw["margin"]), float(raw["min_side_px"])
+    if not 0.0 < margin < 1.0 or side < 0.0:
+        raise ValueError("taught_faces margin must lie in (0, 1) and min_side_px be >= 0")
+    return TaughtFaceRule(margin, side)
+
+
+@dataclass(frozen=True)
 class LetterReading:
     """What was read on a resting dreidel.
 
@@ -210,6 +264,8 @@ class Calibration:
     letter_thresholds: tuple[float, ...] | None = None
     #: Nun/Gimel thresholds by face size (small faces); None: the ``MIN_CONFUSABLE_SIDE_PX`` floor instead
     confusable_bins: tuple[ConfusableBin, ...] | None = None
+    #: when taught Nun and Gimel faces may vouch for a small Nun or Gimel; None: they never do
+    taught_faces: TaughtFaceRule | None = None
 
     def threshold_of(self, index: int) -> float:
         """The threshold of the letter ``LETTERS[index]``."""
@@ -232,6 +288,8 @@ class Calibration:
             out["letter_thresholds"] = {letter.value: t for letter, t in zip(LETTERS, self.letter_thresholds, strict=True)}
         if self.confusable_bins is not None:
             out["confusable_bins"] = [b.to_json() for b in self.confusable_bins]
+        if self.taught_faces is not None:
+            out["taught_faces"] = self.taught_faces.to_json()
         return {**out, "enroll_weight": self.enroll_weight, "enroll_temperature": self.enroll_temperature,
                 "embedding": self.embedding, "meta": self.meta}
 
@@ -275,6 +333,7 @@ class LetterModel:
                 embedding=int(raw["embedding"]), meta=dict(raw.get("meta", {})),
                 letter_thresholds=_letter_thresholds(raw.get("letter_thresholds")),
                 confusable_bins=_confusable_bins(raw.get("confusable_bins")),
+                taught_faces=_taught_face_rule(raw.get("taught_faces")),
             )
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"letter model calibration {side} is malformed ({exc}): rebuild it with "
@@ -382,11 +441,18 @@ class LetterRecognizer:
     """Reads the up letter of a resting dreidel (see the module docstring)."""
 
     def __init__(self, model: LetterModel, protos: np.ndarray | None = None,
-                 proto_letters: np.ndarray | None = None, threshold: float | None = None) -> None:
+                 proto_letters: np.ndarray | None = None, threshold: float | None = None,
+                 faces: np.ndarray | None = None) -> None:
         self.model = model
         width = model.calibration.embedding
         self.protos = protos if protos is not None else np.zeros((0, width))
         self.proto_letters = proto_letters if proto_letters is not None else np.zeros(0, np.int64)
+        #: the taught stills' upright face inputs (one per prototype, same order): compared directly with a
+        #: small Nun or Gimel (``taught_margin``)
+        self.faces = faces if faces is not None else np.zeros((self.protos.shape[0], CHANNELS, PATCH, PATCH),
+                                                                np.float32)
+        if self.faces.shape[0] != self.protos.shape[0]:
+            raise ValueError("one taught face per prototype")
         self.threshold = model.threshold if threshold is None else float(threshold)
         cal = model.calibration
         #: each letter's threshold (a threshold given here applies to every letter)
@@ -425,22 +491,26 @@ class LetterRecognizer:
         """
         protos = [self.protos]
         labels = [self.proto_letters]
+        faces = [self.faces]
         skipped: list[str] = []
         for n, (letter, image) in enumerate(samples):
             try:
                 label = names[n] if names is not None and n < len(names) else f"enrollment still #{n + 1}"
-                emb, idx = self._prototype(label, letter, image)
+                emb, idx, face = self._prototype(label, letter, image)
             except ValueError as exc:
                 skipped.append(str(exc))
                 continue
             protos.append(emb)
             labels.append(np.array([idx]))
-        taught = LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold)
+            faces.append(face[None])
+        taught = LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold,
+                                  np.concatenate(faces))
         taught.letter_thresholds = self.letter_thresholds
         return taught, skipped
 
-    def _prototype(self, label: str, letter: Letter | str, image: np.ndarray) -> tuple[np.ndarray, int]:
-        """The upright embedding (1, D) of the taught still ``label`` and its letter's index."""
+    def _prototype(self, label: str, letter: Letter | str, image: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
+        """The upright embedding (1, D) of the taught still ``label``, its letter's index and its upright face
+        input (``CHANNELS`` x ``PATCH`` x ``PATCH``)."""
         letter = Letter.parse(letter) if isinstance(letter, str) else letter
         pose = find_resting_dreidel(image)
         if pose is None or pose.face_quad is None:
@@ -454,7 +524,7 @@ class LetterRecognizer:
         idx = LETTERS.index(letter)
         # the orientation in which this letter fits best makes the prototype upright
         o = int(np.argmax(z[idx] / self.model.temperature + np.log(orientation_prior(pose.confidence))))
-        return emb[o][None, :], idx
+        return emb[o][None, :], idx, rotations(face.tensor)[o]
 
     @classmethod
     def from_enroll_dir(cls, path: str | Path, base: LetterRecognizer | None = None,
@@ -541,6 +611,23 @@ class LetterRecognizer:
             total += d.confidence
         return total / (len(faces) + 1)
 
+    def taught_margin(self, face: FaceInput, best: int, pose_confidence: float) -> float | None:
+        """How much more the face is like the taught faces of Nun or Gimel ``best`` than like those of the other
+        one (``template_similarity`` of the face, turned upright as the network reads ``best`` in it, to the most
+        alike taught face of each); None unless both letters were taught."""
+        confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
+        if best not in confusable:
+            return None
+        other = confusable[1 - confusable.index(best)]
+        mine, theirs = self.faces[self.proto_letters == best], self.faces[self.proto_letters == other]
+        if not len(mine) or not len(theirs):
+            return None
+        z, _, _ = self.model.score(face)
+        o = int(np.argmax(z[best] / self.model.temperature + np.log(orientation_prior(pose_confidence))))
+        query = rotations(face.tensor)[o]
+        return (max(template_similarity(query, t) for t in mine)
+                - max(template_similarity(query, t) for t in theirs))
+
     def read(self, image_bgr: np.ndarray, pose: RestPose | None = None,
              background_bgr: np.ndarray | None = None) -> LetterReading:
         """Read the letter of the dreidel resting in ``image_bgr`` (finds the pose when not given)."""
@@ -568,17 +655,31 @@ class LetterRecognizer:
         if LETTERS[best] in CONFUSABLE:
             side = face_side_px(quad)
             at_size = self.model.calibration.confusable_threshold(side)
-            if at_size is None:
+            unsteady = "Nun or Gimel, but not steady when the face's outline is nudged"
+            steady: float | None = None
+            if at_size is not None and confidence >= at_size:
+                steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
+                if steady >= max(threshold, at_size):
+                    return LetterReading(LETTERS[best], confidence, scores, pose)
+                why = unsteady
+            else:
+                why = (f"Nun or Gimel on a face of {side:.0f} px: " + ("too small to tell apart" if at_size is None
+                       else f"not sure enough at that size ({confidence:.3f} < {at_size:.3f})"))
+            # refused at its size: the taught Nun and Gimel faces of this dreidel may still vouch for it
+            rule = self.model.calibration.taught_faces
+            if rule is None or side < rule.min_side_px:
+                return LetterReading(None, confidence, scores, pose, reason=why)
+            margin = self.taught_margin(face, best, pose.confidence)
+            if margin is None:
+                return LetterReading(None, confidence, scores, pose, reason=why)
+            if margin < rule.margin:
                 return LetterReading(None, confidence, scores, pose,
-                                     reason=f"Nun or Gimel on a face of {side:.0f} px: too small to tell apart")
-            if confidence < at_size:
-                return LetterReading(None, confidence, scores, pose,
-                                     reason=f"Nun or Gimel on a face of {side:.0f} px: not sure enough at that "
-                                            f"size ({confidence:.3f} < {at_size:.3f})")
-            threshold = max(threshold, at_size)
-            if self.steadiness(image_bgr, quad, best, confidence, pose.confidence) < threshold:
-                return LetterReading(None, confidence, scores, pose,
-                                     reason="Nun or Gimel, but not steady when the face's outline is nudged")
+                                     reason=f"{why}; the taught faces do not tell ({margin:+.3f} < {rule.margin:.3f})")
+            # they do: the letter's own threshold and steadiness remain
+            if steady is None:
+                steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
+            if steady < threshold:
+                return LetterReading(None, confidence, scores, pose, reason=unsteady)
         return LetterReading(LETTERS[best], confidence, scores, pose)
 
     def assess(self, image_bgr: np.ndarray, pose: RestPose) -> tuple[int, float, float, float] | None:
