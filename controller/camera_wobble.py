@@ -163,29 +163,31 @@ def precession_period(t: np.ndarray, z: np.ndarray, half: int) -> np.ndarray:
 
     ``z`` is the centroid about the reference path (complex, px). Its angle turns once per precession;
     a straight line through the unwrapped angle over ``half`` frames either side, each frame weighted by
-    its radius (a frame near the centre has a meaningless angle), gives the turning rate.
+    its radius (a frame near the centre has a meaningless angle), gives the turning rate. Unwrapping
+    depends only on successive frames, so the angle is unwrapped once and the weighted lines come from
+    running sums (a long spin's verdict stays cheap).
     """
     n = t.size
     out = np.full(n, np.nan)
-    angle, weight = np.angle(z), np.abs(z)
-    for i in range(n):
-        lo, hi = max(0, i - half), min(n, i + half + 1)
-        if hi - lo < 6:
-            continue
-        w = weight[lo:hi]
-        total = float(w.sum())
-        if total <= 0:
-            continue
-        dt = t[lo:hi] - t[i]
-        ph = np.unwrap(angle[lo:hi])
-        tm = float((w * dt).sum()) / total
-        pm = float((w * ph).sum()) / total
-        var = float((w * (dt - tm) ** 2).sum())
-        if var <= 0:
-            continue
-        rate = abs(float((w * (dt - tm) * (ph - pm)).sum()) / var)
-        if rate > 0:
-            out[i] = 2.0 * math.pi / rate
+    if n == 0:
+        return out
+    w = np.abs(z)
+    ph = np.unwrap(np.angle(z))
+    dt = t - t[0]
+
+    def window_sums(v: np.ndarray) -> np.ndarray:
+        c = np.concatenate([[0.0], np.cumsum(v)])
+        return np.asarray(c[hi] - c[lo])
+
+    i = np.arange(n)
+    lo, hi = np.maximum(i - half, 0), np.minimum(i + half + 1, n)
+    sw, swt, swtt = window_sums(w), window_sums(w * dt), window_sums(w * dt * dt)
+    swp, swtp = window_sums(w * ph), window_sums(w * dt * ph)
+    den = sw * swtt - swt * swt
+    ok = (hi - lo >= 6) & (sw > 0) & (den > 1e-12 * np.maximum(sw * swtt, 1e-300))
+    rate = np.abs(np.where(ok, (sw * swtp - swt * swp) / np.where(ok, den, 1.0), 0.0))
+    good = ok & (rate > 0)
+    out[good] = 2.0 * math.pi / rate[good]
     return out
 
 
