@@ -1,6 +1,7 @@
 """Speed of the spin judge (issue 4): per-frame tracking + judging, and ``analyze`` against real time.
 
     .venv/bin/python bench/bench_judge.py [--repeats 3] [--cache /tmp/sevivon-bench]
+    .venv/bin/python bench/bench_judge.py --repeats 5 --against /tmp/base   # alternately with other code
 
 - **per frame**: the lores (320x240) pictures of a simulated recording are decoded beforehand; the
   clock runs only around ``SpinJudge.feed_small`` (tracking, observation, the state machine, IMU
@@ -10,6 +11,10 @@
 
 Times are CPU times of this process (``time.process_time``) with OpenCV limited to one thread, so other
 work on a shared machine disturbs them less; medians of ``--repeats`` runs are printed.
+
+``--against TREE`` measures this code and the code in TREE (e.g. an older commit unpacked with
+``git archive REV | tar -x -C TREE``) in turns, one fresh process per run, so that both see the same
+minutes of a shared machine; it prints both medians and their ratio. ``--tree TREE`` measures TREE's code.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,7 +30,20 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+HERE = Path(__file__).resolve()
+
+
+def _code_from(tree: Path) -> None:
+    """Import the project from ``tree`` (before anything of it is imported)."""
+    if not (tree / "vision" / "tracker.py").is_file():
+        raise SystemExit(f"{tree} holds no Sevivon source tree (vision/tracker.py is missing)")
+    sys.path.insert(0, str(tree.resolve()))
+
+
+if __name__ == "__main__" and "--tree" in sys.argv:
+    _code_from(Path(sys.argv[sys.argv.index("--tree") + 1]))
+else:
+    sys.path.insert(0, str(HERE.parents[1]))
 
 from controller.analyze_cli import MjpegAvi, analyze_recording  # noqa: E402
 from controller.judge import SpinJudge  # noqa: E402
@@ -79,27 +98,65 @@ def analyze_speed(rec: Path) -> tuple[float, float]:
     return time.process_time() - t0, n / float(meta["fps"])
 
 
+def measure(rec: Path, repeats: int, analyze: bool) -> dict[str, list[float]]:
+    """Per-frame mean and p95 (ms) and, with ``analyze``, analyze's speed (x real time), one entry per run."""
+    out: dict[str, list[float]] = {"mean": [], "p95": [], "analyze": []}
+    for _ in range(repeats):
+        mean, p95, _n = per_frame(rec)
+        out["mean"].append(mean)
+        out["p95"].append(p95)
+    if analyze:
+        for _ in range(repeats):
+            cpu, video = analyze_speed(rec)
+            out["analyze"].append(video / cpu)
+    return out
+
+
+def against(base: Path, args: argparse.Namespace) -> None:
+    """This code and ``base``'s in turns, a fresh process for each run; medians and ratios."""
+    trees = {"this": HERE.parents[1], "base": base.resolve()}
+    runs: dict[str, dict[str, list[float]]] = {k: {"mean": [], "p95": [], "analyze": []} for k in trees}
+    for r in range(args.repeats):
+        for name in (("base", "this") if r % 2 == 0 else ("this", "base")):
+            cmd = [sys.executable, str(HERE), "--tree", str(trees[name]), "--repeats", "1", "--cache", str(args.cache),
+                   "--json"] + ([] if args.analyze else ["--no-analyze"])
+            got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+            for key, values in got.items():
+                runs[name][key] += values
+            print(f"run {r + 1} {name}: " + ", ".join(f"{k} {v[0]:.3f}" for k, v in got.items() if v), flush=True)
+    med = {name: {k: statistics.median(v) for k, v in d.items() if v} for name, d in runs.items()}
+    for key, unit in (("mean", "ms/frame"), ("p95", "ms/frame"), ("analyze", "x real time")):
+        if key in med["this"] and key in med["base"]:
+            print(f"{key:8s} median of {args.repeats}: this {med['this'][key]:.3f} {unit}, base ({base}) "
+                  f"{med['base'][key]:.3f} {unit}: ratio {med['this'][key] / med['base'][key]:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--cache", type=Path, default=Path("/tmp/sevivon-bench"))
+    ap.add_argument("--against", type=Path, default=None, help="also measure the code in this tree, in turns")
+    ap.add_argument("--tree", type=Path, default=None, help="measure the code in this tree")
+    ap.add_argument("--no-analyze", dest="analyze", action="store_false", help="per frame only")
+    ap.add_argument("--json", action="store_true", help="print the runs as JSON")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     args.cache.mkdir(parents=True, exist_ok=True)
     rec = recording(args.cache)
-    means, p95s = [], []
-    for _ in range(args.repeats):
-        mean, p95, n = per_frame(rec)
-        means.append(mean)
-        p95s.append(p95)
-    print(f"per-frame tracking+judging at 320x240: median of {args.repeats} runs: mean {statistics.median(means):.3f} ms/frame, "
-          f"p95 {statistics.median(p95s):.3f} ms ({n} frames; goal <= 1.5 ms)")
-    ratios = []
-    for _ in range(args.repeats):
-        cpu, video = analyze_speed(rec)
-        ratios.append(video / cpu)
-    print(f"analyze {video:.1f} s recording: median {statistics.median(ratios):.1f}x real time "
-          f"(runs: {', '.join(f'{r:.1f}x' for r in ratios)}; goal >= 5x)")
+    if args.against is not None:
+        against(args.against, args)
+        return
+    runs = measure(rec, args.repeats, args.analyze)
+    if args.json:
+        print(json.dumps(runs))
+        return
+    n = args.repeats
+    print(f"per-frame tracking+judging at 320x240: median of {n} runs: mean {statistics.median(runs['mean']):.3f} "
+          f"ms/frame, p95 {statistics.median(runs['p95']):.3f} ms (goal <= 1.5 ms)")
+    if runs["analyze"]:
+        video = len(RecordingReader(rec).frame_times()) / RecordingReader(rec).fps
+        print(f"analyze {video:.1f} s recording: median {statistics.median(runs['analyze']):.1f}x real time "
+              f"(runs: {', '.join(f'{r:.1f}x' for r in runs['analyze'])}; goal >= 5x)")
 
 
 if __name__ == "__main__":

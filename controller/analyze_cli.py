@@ -14,7 +14,9 @@ from __future__ import annotations
 import json
 import struct
 import sys
+from collections import deque
 from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -98,6 +100,43 @@ def _frames_fast(reader: RecordingReader) -> Iterator[tuple[int, float, bytes]] 
     return gen()
 
 
+class SmallDecoder:
+    """Decodes recorded JPEG frames to the tracker's small picture, a few frames ahead of the judge.
+
+    OpenCV decodes without holding Python's lock, so one helper thread decodes the next frames while
+    the judge works on this one: on a machine with a spare core (a Pi has four) a recording whose
+    frames are large takes up to half the time. The pictures are exactly those decoded in turn.
+    """
+
+    def __init__(self, flag: int, size: tuple[int, int], ahead: int = 8) -> None:
+        self.flag = flag
+        self.size = size
+        self.ahead = ahead
+
+    def decode(self, buf: np.ndarray) -> np.ndarray | None:
+        """The small picture of one JPEG frame (None if it is not a readable JPEG)."""
+        small = cv2.imdecode(buf, self.flag)
+        if small is not None and (small.shape[1], small.shape[0]) != self.size:
+            small = cv2.resize(small, self.size, interpolation=cv2.INTER_AREA)
+        return small
+
+    def decode_ahead(
+        self, frames: Iterator[tuple[int, float, bytes]]
+    ) -> Iterator[tuple[int, float, np.ndarray, np.ndarray | None]]:
+        """(index, t, the JPEG's bytes as an array, the small picture or None) for every frame, in order."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="sevivon-decode") as pool:
+            pending: deque[tuple[int, float, np.ndarray, Future[np.ndarray | None]]] = deque()
+            for index, t, jpg in frames:
+                buf = np.frombuffer(jpg, np.uint8)
+                pending.append((index, t, buf, pool.submit(self.decode, buf)))
+                if len(pending) > self.ahead:
+                    i, ti, b, fut = pending.popleft()
+                    yield i, ti, b, fut.result()
+            while pending:
+                i, ti, b, fut = pending.popleft()
+                yield i, ti, b, fut.result()
+
+
 def load_recognizer(enroll_dir: Path | None) -> tuple[LetterReader | None, str]:
     """The letter recognizer (taught with ``enroll_dir`` when given), and a note for the report."""
     try:
@@ -171,13 +210,10 @@ def analyze_recording(
             if width >= factor * lores_w and height >= factor * lores_h:
                 reduce = flag
                 break
-        for index, t, jpg in fast:
-            buf = np.frombuffer(jpg, np.uint8)
-            small = cv2.imdecode(buf, reduce)
+        decoder = SmallDecoder(reduce, (lores_w, lores_h))
+        for index, t, buf, small in decoder.decode_ahead(fast):
             if small is None:
                 raise RecordingError(f"frame {index} of {reader.path / 'video.avi'} is not a readable JPEG")
-            if small.shape[1] != lores_w or small.shape[0] != lores_h:
-                small = cv2.resize(small, (lores_w, lores_h), interpolation=cv2.INTER_AREA)
             feed_imu_until(t)
 
             def full(buf: np.ndarray = buf, index: int = index) -> np.ndarray:

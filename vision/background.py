@@ -16,6 +16,8 @@ around the picture's centre. A calibration overrides it with :meth:`TrayRegion.f
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import cv2
@@ -25,6 +27,22 @@ import numpy as np
 DEEP_SHADOW = 0.45
 #: darker than this fraction it is not a shadow at all (a black object)
 DEEPEST_SHADOW = 0.2
+
+
+def median_f32(values: np.ndarray) -> float:
+    """``float(np.median(values))`` of a 1-D float32 array with no NaN, bit for bit, without the generic
+    machinery around the partition (which costs more than the partition on a few thousand values).
+
+    For an even count numpy averages the two middle values in float32, as here.
+    """
+    n = int(values.size)
+    if n == 0:
+        return math.nan
+    half = n // 2
+    if n % 2:
+        return float(np.partition(values, half)[half])
+    part = np.partition(values, (half - 1, half))
+    return float((part[half - 1] + part[half]) / np.float32(2.0))
 
 
 class BackgroundError(RuntimeError):
@@ -168,6 +186,12 @@ class BackgroundModel:
         self.gain: float = 1.0
         self._gain_count = 0
         self._sample_idx: tuple[np.ndarray, np.ndarray] | None = None
+        # the model changes only on update(): what is derived from it is kept until then
+        self._version = 0
+        self._u8_version = -1
+        self._sample_sums: tuple[int, np.ndarray] | None = None
+        self._ref: tuple[float, int, np.ndarray] | None = None  # (gain, version, the model scaled by the gain)
+        self._float_frame: np.ndarray | None = None  # update()'s float copy of the frame, reused
 
     @property
     def ready(self) -> bool:
@@ -177,8 +201,15 @@ class BackgroundModel:
     @property
     def image(self) -> np.ndarray:
         """The current lores background (uint8 BGR)."""
-        if self._bg_u8 is None:
+        return self._u8()
+
+    def _u8(self) -> np.ndarray:
+        """The model rounded to uint8, converted only when asked for after an update (most frames never ask)."""
+        if self._bg is None or self._bg_u8 is None:
             raise BackgroundError("the background has not been learned yet")
+        if self._u8_version != self._version:
+            self._bg_u8 = cv2.convertScaleAbs(self._bg)
+            self._u8_version = self._version
         return self._bg_u8
 
     @property
@@ -186,8 +217,14 @@ class BackgroundModel:
         """The full-resolution background (uint8 BGR), if full frames were given while learning."""
         return self._full
 
-    def observe(self, small_bgr: np.ndarray, t: float, full_bgr: np.ndarray | None = None) -> bool:
-        """Learn from one frame while learning. Returns :attr:`ready`."""
+    def observe(
+        self, small_bgr: np.ndarray, t: float, full_bgr: np.ndarray | Callable[[], np.ndarray] | None = None
+    ) -> bool:
+        """Learn from one frame while learning. Returns :attr:`ready`.
+
+        ``full_bgr`` is the full-resolution frame, or a function that returns it: it is then called only for
+        the frames kept (about 15 in the learning second), so a recording decodes few full pictures.
+        """
         if self._bg is not None:
             return True
         if self._learn and small_bgr.shape != self._learn[0].shape:
@@ -199,8 +236,9 @@ class BackgroundModel:
         spacing = self.learn_s / max(self.max_learn_frames - 1, 1)
         if t - self._last_learn_t >= spacing * 0.9 or len(self._learn) < 2:
             self._learn.append(small_bgr.copy())
-            if full_bgr is not None:
-                self._learn_full.append(full_bgr.copy())
+            full = full_bgr() if callable(full_bgr) else full_bgr
+            if full is not None:
+                self._learn_full.append(full.copy())
             self._last_learn_t = t
         if t - self._t0 >= self.learn_s and len(self._learn) >= 3:
             self._finish_learning()
@@ -214,6 +252,7 @@ class BackgroundModel:
         self.noise = float(max(1.5, np.median(dev) * 1.4826))
         self._bg = med.astype(np.float32)
         self._bg_u8 = np.clip(med + 0.5, 0, 255).astype(np.uint8)
+        self._u8_version = self._version
         if self._learn_full:
             # a median of a few spread-out full pictures: robust, and cheap enough at full resolution
             pick = np.linspace(0, len(self._learn_full) - 1, min(5, len(self._learn_full))).round().astype(int)
@@ -239,26 +278,75 @@ class BackgroundModel:
 
         ``roi`` = (x0, y0, x1, y1) limits the work to a window (the result is that window's size).
         """
-        if self._bg is None or self._bg_u8 is None or self._sample_idx is None:
+        frame, ref = self._compared(small_bgr, roi)
+        diff = cv2.absdiff(frame, ref)
+        b_, g_, r_ = cv2.split(diff)
+        return cv2.max(cv2.max(b_, g_), r_)
+
+    def foreground(self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None
+                   ) -> np.ndarray:
+        """The changed pixels (uint8, 255 = changed): those whose :meth:`difference` exceeds ``threshold``.
+
+        The same mask as thresholding :meth:`difference`, in fewer passes over the picture: a pixel changed
+        when any channel changed by more. Like :meth:`difference`, it counts as one look for the gain's
+        measurement.
+        """
+        frame, ref = self._compared(small_bgr, roi)
+        diff = cv2.absdiff(frame, ref)
+        cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY, dst=diff)
+        # grey is non-zero wherever a channel is 255: blue, the lightest weight (0.114), still gives 29
+        grey = cv2.cvtColor(diff, cv2.COLOR_BGR2GRAY)
+        cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY, dst=grey)
+        return grey
+
+    def _compared(
+        self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The frame (or its ``roi`` window) and the empty tray under the current gain, the same size."""
+        if self._bg is None or self._sample_idx is None:
             raise BackgroundError("the background has not been learned yet")
+        if small_bgr.shape != self._bg.shape:
+            raise BackgroundError(
+                f"frame of shape {small_bgr.shape} compared with a background of shape {self._bg.shape}: "
+                "feed the tracker pictures of one size"
+            )
         self._gain_count += 1
         if self._gain_count % 3 == 1:
             # exposure drifts slowly: measuring the gain on every third frame is enough
             ys, xs = self._sample_idx
-            f = small_bgr[ys, xs].astype(np.float32).sum(axis=1)
-            b = self._bg[ys, xs].sum(axis=1)
-            ratio = f / np.maximum(b, 1.0)
+            px = np.take(small_bgr.reshape(-1, 3), ys * small_bgr.shape[1] + xs, axis=0).astype(np.int32)
+            # B + G + R of whole numbers is exact in float32 in any order: the same as summing in float32
+            f = (px[:, 0] + px[:, 1] + px[:, 2]).astype(np.float32)
+            ratio = f / self._sampled_background()
             # the median ignores the few sampled pixels covered by a dreidel or a hand
-            gain = float(np.median(ratio))
+            gain = median_f32(ratio)
             self.gain = gain if 0.5 < gain < 2.0 else 1.0
-        bg_f, bg_u8, frame = self._bg, self._bg_u8, small_bgr
+        frame = small_bgr
         if roi is not None:
             x0, y0, x1, y1 = roi
-            bg_f, bg_u8, frame = bg_f[y0:y1, x0:x1], bg_u8[y0:y1, x0:x1], small_bgr[y0:y1, x0:x1]
-        ref = bg_u8 if abs(self.gain - 1.0) < 0.01 else cv2.convertScaleAbs(bg_f, alpha=self.gain)
-        diff = cv2.absdiff(frame, ref)
-        b_, g_, r_ = cv2.split(diff)
-        return cv2.max(cv2.max(b_, g_), r_)
+            frame = small_bgr[y0:y1, x0:x1]
+        if abs(self.gain - 1.0) < 0.01:
+            ref = self._u8()
+            return frame, ref if roi is None else ref[roi[1] : roi[3], roi[0] : roi[2]]
+        cached = self._ref
+        if cached is not None and cached[0] == self.gain and cached[1] == self._version:
+            ref = cached[2]
+            return frame, ref if roi is None else ref[roi[1] : roi[3], roi[0] : roi[2]]
+        if roi is not None:
+            # a window on its own is cheaper than the whole picture, which may never be asked for
+            x0, y0, x1, y1 = roi
+            return frame, cv2.convertScaleAbs(self._bg[y0:y1, x0:x1], alpha=self.gain)
+        ref = cv2.convertScaleAbs(self._bg, alpha=self.gain)
+        self._ref = (self.gain, self._version, ref)
+        return frame, ref
+
+    def _sampled_background(self) -> np.ndarray:
+        """The model's brightness (B + G + R, at least 1) at the gain's sample points, kept until it changes."""
+        if self._sample_sums is None or self._sample_sums[0] != self._version:
+            assert self._bg is not None and self._sample_idx is not None
+            ys, xs = self._sample_idx
+            self._sample_sums = (self._version, np.maximum(self._bg[ys, xs].sum(axis=1), 1.0))
+        return self._sample_sums[1]
 
     def shadow_depth(self, small_bgr: np.ndarray, region: tuple[int, int, int, int]) -> np.ndarray:
         """How each pixel inside ``region`` (x, y, w, h) looks like a shadow (uint8): 0 not at all, 1 a light
@@ -280,7 +368,10 @@ class BackgroundModel:
         # each channel strays from it beyond what the sensor's noise explains on that channel
         k = (f[..., 0] + f[..., 1] + f[..., 2]) / (b[..., 0] + b[..., 1] + b[..., 2])
         slack = np.float32(2.5 * self.noise)
-        stray = np.max(np.abs(r - k[..., None]) - slack / b, axis=2)
+        off = np.abs(r - k[..., None])
+        off -= slack / b
+        # the largest of the three channels, without numpy's slow reduction over a 3-long axis
+        stray = np.maximum(np.maximum(off[..., 0], off[..., 1]), off[..., 2])
         neutral = stray < 0.06 * k + 0.02
         depth = ((k > DEEP_SHADOW) & (k < 0.93) & neutral).astype(np.uint8)
         depth[(k > DEEPEST_SHADOW) & (k <= DEEP_SHADOW) & neutral] = 2
@@ -300,8 +391,14 @@ class BackgroundModel:
         alpha = dt / (self.adapt_tau_s + dt)
         if alpha <= 0:
             return
-        cv2.accumulateWeighted(small_bgr.astype(np.float32), self._bg, alpha, mask=background_mask)
-        self._bg_u8 = cv2.convertScaleAbs(self._bg)
+        # a uint8 source would save the conversion, but OpenCV's masked path then rounds differently; the
+        # float copy goes into a kept buffer (a fresh one of this size costs more than the blend itself)
+        buf = self._float_frame
+        if buf is None or buf.shape != small_bgr.shape:
+            buf = self._float_frame = np.empty(small_bgr.shape, np.float32)
+        np.copyto(buf, small_bgr)
+        cv2.accumulateWeighted(buf, self._bg, alpha, mask=background_mask)
+        self._version += 1
 
     def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
         """Blend a full-resolution picture of the empty tray into the full background (call when empty)."""

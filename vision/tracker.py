@@ -97,6 +97,53 @@ class _Stamp:
     t: float
 
 
+@dataclass(frozen=True)
+class _Changed:
+    """The foreground mask (uint8, 255 = changed) on the box of the picture that holds all of it.
+
+    ``x``, ``y``: where the box starts in the lores picture; ``mask`` is None when nothing changed.
+    Everything outside the box is unchanged.
+    """
+
+    x: int
+    y: int
+    mask: np.ndarray | None
+
+
+#: how far (px) the changed box reaches beyond the changed pixels: the opening and dilation of the mask,
+#: and the 4 px the background update keeps clear around the foreground, stay inside it
+_BOX_MARGIN = 6
+
+
+def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
+    """(count, labels, stats) of the 8-connected components of ``mask``, as ``cv2.connectedComponentsWithStats``.
+
+    16-bit labels when they cannot overflow (at most one component per 2x2 block): the same labels and
+    stats, and OpenCV gathers the stats several times faster than with 32-bit ones.
+    """
+    rows, cols = mask.shape[:2]
+    ltype = cv2.CV_16U if ((rows + 1) // 2) * ((cols + 1) // 2) < 65535 else cv2.CV_32S
+    n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
+    return int(n), labels, stats
+
+
+def _changed_box(raw: np.ndarray) -> tuple[int, int, int, int] | None:
+    """The box (x0, y0, x1, y1) of ``raw`` to label: its non-zero pixels and ``_BOX_MARGIN`` around them,
+    or None when nothing changed.
+
+    Labelling this box instead of the whole mask gives the same components, in the same order, at a
+    fraction of the cost. The order holds because the box starts on an even row and column: OpenCV labels
+    in 2x2 blocks and numbers the components in the order their first block is met.
+    """
+    x, y, w, h = cv2.boundingRect(raw)
+    if w == 0 or h == 0:
+        return None
+    rows, cols = raw.shape[:2]
+    x0 = max(x - _BOX_MARGIN, 0) & ~1
+    y0 = max(y - _BOX_MARGIN, 0) & ~1
+    return x0, y0, min(x + w + _BOX_MARGIN, cols), min(y + h + _BOX_MARGIN, rows)
+
+
 class DreidelTracker:
     """Per-frame detection and tracking on a lores picture.
 
@@ -168,13 +215,13 @@ class DreidelTracker:
     ) -> TrackResult | None:
         """Track one frame given as its lores BGR picture (``full`` fetches the full picture if needed).
 
-        The full picture is only asked for while the background is learned.
+        The full picture is only asked for while the background is learned, for the frames it keeps.
         """
         frame = _Stamp(index, t)
         self._last_small = small
         bg = self.background
         if not bg.ready:
-            bg.observe(small, t, full() if full is not None else None)
+            bg.observe(small, t, full)
             self._prev_small = small
             return None
         self._count += 1
@@ -184,7 +231,7 @@ class DreidelTracker:
             # something reached the edge of the window around the dreidel (a hand coming in): look everywhere
             roi = None
             found = self._detect(small, None)
-        fg, blobs = found
+        changed, blobs = found
         hands = tuple(b for b in blobs if b.is_hand)
         self._hands_seen = bool(hands)
         dreidel, merged = self._pick_dreidel(blobs, frame.t)
@@ -210,7 +257,7 @@ class DreidelTracker:
             ) and frame.t - self._track_t < 0.5
         self._prev_small = small
         if roi is None:
-            self._adapt(small, fg, frame)
+            self._adapt(small, changed, frame)
         return TrackResult(
             index=frame.index,
             t=frame.t,
@@ -239,17 +286,22 @@ class DreidelTracker:
 
     def _detect(
         self, small: np.ndarray, roi: tuple[int, int, int, int] | None
-    ) -> tuple[np.ndarray, list[Blob]] | None:
-        """Foreground mask and blobs of the picture (or of ``roi``). None if a blob touches the window's edge."""
+    ) -> tuple[_Changed, list[Blob]] | None:
+        """The changed region and blobs of the picture (or of ``roi``). None if a blob touches the window's edge."""
         bg = self.background
-        diff = bg.difference(small, roi)
         thr = max(14.0, 5.0 * bg.noise)
-        _, fg = cv2.threshold(diff, thr, 255, cv2.THRESH_BINARY)
-        fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, self._kernel)
+        raw = bg.foreground(small, thr, roi)
+        wx, wy = (roi[0], roi[1]) if roi is not None else (0, 0)
+        box = _changed_box(raw)
+        if box is None:
+            return _Changed(wx, wy, None), []
+        x0, y0, x1, y1 = box
+        fg = cv2.morphologyEx(raw[y0:y1, x0:x1], cv2.MORPH_OPEN, self._kernel)
         fg = cv2.dilate(fg, self._kernel)
+        changed = _Changed(wx + x0, wy + y0, fg)
+        blobs = self._blobs(small, fg, (changed.x, changed.y))
         if roi is None:
-            return fg, self._blobs(small, fg, (0, 0), None)
-        blobs = self._blobs(small, fg, (roi[0], roi[1]), roi)
+            return changed, blobs
         h, w = small.shape[:2]
         for b in blobs:
             bx, by, bw, bh = b.bbox
@@ -258,21 +310,24 @@ class DreidelTracker:
             ) or (by + bh >= roi[3] and roi[3] < h)
             if at_window_edge:
                 return None
-        return fg, blobs
+        return changed, blobs
 
-    def _adapt(self, small: np.ndarray, fg: np.ndarray, frame: _Stamp) -> None:
+    def _adapt(self, small: np.ndarray, changed: _Changed, frame: _Stamp) -> None:
         # the model follows the light slowly; updating on every 4th full look is plenty and saves time
         self._frames_since_update += 1
         if self._frames_since_update < 2:
             return
         self._frames_since_update = 0
-        grown = cv2.dilate(fg, self._kernel, iterations=4)
-        self.background.update(small, frame.t, cv2.bitwise_not(grown))
+        keep = np.full(small.shape[:2], 255, np.uint8)
+        if changed.mask is not None:
+            # the foreground grown by 4 px stays inside the changed box (its margin is wider)
+            h, w = changed.mask.shape
+            grown = cv2.dilate(changed.mask, self._kernel, iterations=4)
+            keep[changed.y : changed.y + h, changed.x : changed.x + w] = cv2.bitwise_not(grown)
+        self.background.update(small, frame.t, keep)
 
-    def _blobs(
-        self, small: np.ndarray, fg: np.ndarray, offset: tuple[int, int], roi: tuple[int, int, int, int] | None
-    ) -> list[Blob]:
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
+    def _blobs(self, small: np.ndarray, fg: np.ndarray, offset: tuple[int, int]) -> list[Blob]:
+        n, labels, stats = _components(fg)
         if n <= 1:
             return []
         h_img, w_img = small.shape[:2]
@@ -358,23 +413,23 @@ class DreidelTracker:
         shadow and larger than any dreidel is no dreidel at all: the body returned is empty.
         """
         depth = self.background.shadow_depth(small, box)
-        n_obj = int(np.count_nonzero(comp & (depth == 0)))
-        n_shade = int(np.count_nonzero(comp & ((depth == 1) | (depth == 2))))
-        if n_obj <= 0.01 * area_raw and n_shade >= 0.8 * area_raw and area_raw > self._shadow_only_area():
+        # the component's pixels at each depth (object, light shadow, deep shadow, felt), counted at once
+        n_obj, n_light, n_deep, _ = np.bincount(depth[comp > 0], minlength=4).tolist()
+        if n_obj <= 0.01 * area_raw and n_light + n_deep >= 0.8 * area_raw and area_raw > self._shadow_only_area():
             # nothing but shadow, and larger than a dreidel: the shadow of an arm withdrawing over the tray
             # (altsim 800013), never a dreidel, which shows a letter, an edge or a glint somewhere
             return np.zeros_like(comp), True
-        if int(np.count_nonzero(comp & (depth == 2))) >= 0.05 * area_raw:
+        if n_deep >= 0.05 * area_raw:
             outline = self._main_piece(comp & (depth == 0))
             if outline is not None and self._body_sized(outline, area_raw, min_area):
                 return outline, True
-        light = comp & (depth == 1)
-        if not np.any(light):
+        if n_light == 0:
             return comp, False
+        light = comp & (depth == 1)
         core = comp & ((depth == 0) | (depth == 2))
-        if np.any(core & (depth == 2)):
+        if n_deep > 0:
             # deep pixels joined to the light shadow are its core, not the body
-            _, labels, _, _ = cv2.connectedComponentsWithStats(comp & ((depth == 1) | (depth == 2)), connectivity=8)
+            _, labels, _ = _components(comp & ((depth == 1) | (depth == 2)))
             shaded = np.unique(labels[light > 0])
             core = core & ~np.isin(labels, shaded[shaded > 0])
         # the rim the dilated mask adds is the body's only next to it (around a shadow it is felt)
@@ -415,7 +470,7 @@ class DreidelTracker:
 
     def _main_piece(self, mask: np.ndarray) -> np.ndarray | None:
         """The largest connected piece of ``mask`` and the pieces touching it (within 2 px), or None if empty."""
-        n, labels, stats, _ = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        n, labels, stats = _components(mask)
         if n <= 1:
             return None
         k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
