@@ -44,6 +44,8 @@ Decisions where the rules are silent:
 - ``valid`` follows the physical rule alone. An unreadable letter adds the code ``unreadable`` and
   ``needs_judge`` but does not by itself make the spin invalid: the judge reads the letter.
 - A dreidel put down lying still, never spun, is a verdict with the single code ``no_release``.
+- A release happens in the tray and in full view: something seen outside the tray or cut by the
+  picture's edge is not taken for a released dreidel (it is a piece of an arm reaching in).
 - A dreidel that lay at rest and is carried out of the tray (never seen upright, gone within
   ``carried_s``) is not a spin and gets no verdict: a hand took it away, and the tracker may not have
   seen the hand (fifth session's held-out twin 55002 and altsim 820005: a hand mostly outside the
@@ -1000,6 +1002,12 @@ class SpinJudge:
             notes.append(f"low confidence {confidence:.2f}")
         if lost and not left and interf is None:
             needs_judge = True
+        tray = self.background.tray
+        if valid and tray is not None and tray.source == "picture":
+            # no tray was found (altsim 820007: a felt whose colour runs into the table's): the whole
+            # picture stands in for it, so a dreidel that rolled off the tray still looks inside it
+            needs_judge = True
+            notes.append("no tray was found in the picture: a judge says whether it came to rest in the tray")
         verdict = self._finish(
             spin,
             t_now,

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tests.test_judge import run
+from controller.judge import SpinJudge, SpinVerdict
+from tests.test_judge import FakeReader, run
+from vision.background import TrayRegion
 from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, _ellipse, _hand
 
 SPIN = ScriptedSpin(release_t=1.5, stable_s=3.6, wobble_s=0.9, pickup=False)
@@ -107,3 +109,17 @@ def test_a_dreidel_held_down_before_its_release_is_dated_from_its_release() -> N
     assert v.release_t is not None and abs(v.release_t - HELD.release_t) < 0.15
     assert v.valid and v.stable_s is not None and abs(v.stable_s - HELD.rules_stable_s) < 0.4
 
+
+
+def test_without_a_tray_found_a_valid_spin_goes_to_a_judge() -> None:
+    """Where no tray is found the whole picture stands in for it, and a dreidel that rolled off the tray
+    looks inside it (altsim 820007): a valid spin then asks a judge whether it rested in the tray."""
+    st = SceneStyle()
+    judge = SpinJudge(FakeReader(), tray=TrayRegion.whole_picture((320, 240)))
+    verdicts = []
+    for frame in SceneRenderer([SPIN], st, seed=7).frames(SPIN.rest_t + 2.0, 30.0):
+        verdicts += [e for e in judge.feed_frame(frame) if isinstance(e, SpinVerdict)]
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.valid and v.needs_judge
+    assert any("no tray was found" in n for n in v.notes)
