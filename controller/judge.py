@@ -567,12 +567,16 @@ class SpinJudge:
     def _start_spin(self, release_t: float, events: list[JudgeEvent]) -> _Spin:
         spin = _Spin(spin_id=self._next_id, release_t=release_t, last_seen_t=release_t)
         self._next_id += 1
-        spin.interference = InterferenceWatch(release_t)
+        return self._begin(spin, release_t, events)
+
+    def _begin(self, spin: _Spin, phase_t: float, events: list[JudgeEvent]) -> _Spin:
+        """Make ``spin`` the spin being judged from its release on (a new one, or one re-released)."""
+        spin.interference = InterferenceWatch(spin.release_t)
         self._spin = spin
         self.observer.wobble_baseline = None
         if self.clip is not None:
-            self.clip.hold(release_t - 0.5)
-        self._set_phase(TablePhase.SPINNING, release_t, events)
+            self.clip.hold(spin.release_t - 0.5)
+        self._set_phase(TablePhase.SPINNING, phase_t, events)
         return spin
 
     # -- during a spin -----------------------------------------------------------------------
@@ -726,13 +730,7 @@ class SpinJudge:
         release_t = self._release_from_hand(t, xy)
         fresh = _Spin(spin_id=spin.spin_id, release_t=release_t, last_seen_t=t, confirmed=True,
                       after_rest=spin.after_rest)
-        fresh.interference = InterferenceWatch(release_t)
-        self._spin = fresh
-        self.observer.wobble_baseline = None
-        if self.clip is not None:
-            self.clip.hold(release_t - 0.5)
-        self._set_phase(TablePhase.SPINNING, t, events)
-        return fresh
+        return self._begin(fresh, t, events)
 
     def _fall_start(self, spin: _Spin, end_t: float) -> float:
         """Start of the final fall: the beginning of the last run of lying-shaped frames before ``end_t``."""

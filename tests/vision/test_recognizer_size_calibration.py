@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -14,18 +11,7 @@ from hypothesis import strategies as st
 from controller.rules.letters import Letter
 from vision.recognizer import LETTERS
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_letter_model.py"
 NUN, GIMEL, HEY = (LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL, Letter.HEY))
-
-
-@pytest.fixture(scope="module")
-def build() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_letter_model", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_letter_model", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 def right_reads(n: int, side: float, conf: float, letter: int = NUN) -> list[tuple[float, int, int, float, float]]:

@@ -3,10 +3,8 @@ wrong one; the comparison (``template_similarity``) and the build script's fit (
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 from dataclasses import replace
 from pathlib import Path
 from types import ModuleType
@@ -32,7 +30,6 @@ from vision.recognizer import (
 )
 
 DATA = Path(__file__).resolve().parent / "data"
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_letter_model.py"
 NUN, GIMEL, HEY = (LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL, Letter.HEY))
 
 
@@ -51,16 +48,6 @@ def taught(generic: LetterRecognizer) -> LetterRecognizer:
 def taught55005(generic: LetterRecognizer) -> LetterRecognizer:
     """Taught from twin 55005's enroll/ stills (cut the same way)."""
     return LetterRecognizer.from_enroll_dir(DATA / "enroll55005", base=generic)
-
-
-@pytest.fixture(scope="module")
-def build() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("build_letter_model", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_letter_model", module)
-    spec.loader.exec_module(module)
-    return module
 
 
 def test_the_shipped_model_lets_taught_faces_vouch_only_above_a_margin(generic: LetterRecognizer) -> None:
