@@ -154,7 +154,8 @@ def draw_timeline(
     """A plot of the wobble measure (top) and the IMU energy (bottom, log scale) with the moments marked."""
     w, h = size
     img = np.full((h, w, 3), 255, np.uint8)
-    left, right, top, bottom = 60, 15, 28, 30
+    # the verdict has a header row of its own (y 18); the moments' labels sit under it (y top - 8)
+    left, right, top, bottom = 60, 15, 46, 30
     times = [a for a in (marks.release_t, marks.wobble_t, marks.rest_t) if a is not None]
     spans = [float(t_wobble.min()), float(t_wobble.max())] if t_wobble.size else []
     if t_imu is not None and t_imu.size:
@@ -194,7 +195,9 @@ def draw_timeline(
             continue
         x = xpix(t)
         cv2.line(img, (x, top - 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
-        cv2.putText(img, f"{name} {t:.2f}s", (x + 3, top - 8 if name != "wobble" else h - bottom + 18),
+        label = f"{name} {t:.2f}s"
+        tw = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.42, 1)[0][0]
+        cv2.putText(img, label, (label_x(x, tw, w), top - 8 if name != "wobble" else h - bottom + 18),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.42, colour, 1, cv2.LINE_AA)
     # a time axis: one tick per second
     first = math.ceil(lo)
@@ -204,9 +207,19 @@ def draw_timeline(
         cv2.putText(img, f"{s}", (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
     verdict = "VALID" if marks.valid else "RE-SPIN " + ",".join(marks.reasons)
     stable = f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
-    cv2.putText(img, f"{verdict}   {stable}", (w - 330, 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
+    header = f"{verdict}   {stable}"
+    tw = cv2.getTextSize(header, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)[0][0]
+    cv2.putText(img, header, (max(4, w - right - tw), 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
                 (0, 120, 0) if marks.valid else (0, 0, 200), 1, cv2.LINE_AA)
     return img
+
+
+def label_x(x: int, text_width: int, width: int, gap: int = 3) -> int:
+    """Where a moment's label of ``text_width`` px starts: right of its line at ``x``, or left of it where it
+    would run off a picture ``width`` px wide (a rest at the plot's right end)."""
+    if x + gap + text_width <= width - 2:
+        return x + gap
+    return max(0, x - gap - text_width)
 
 
 def still_caption(marks: Marks) -> list[str]:

@@ -1,0 +1,43 @@
+"""The evidence timeline: the verdict and the moments' labels must be readable, not printed over each other."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.evidence import Marks, draw_timeline, label_x
+
+
+def timeline(rest_t: float, reasons: tuple[str, ...]) -> np.ndarray:
+    t = np.linspace(38.5, rest_t, 120)
+    marks = Marks(release_t=38.74, wobble_t=39.23, rest_t=rest_t, stable_s=0.49, letter="hey", letter_confidence=1.0,
+                  valid=not reasons, reasons=reasons)
+    return draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), marks)
+
+
+def ink(img: np.ndarray) -> np.ndarray:
+    return np.asarray((img < 200).any(axis=2))
+
+
+def test_the_verdict_has_a_row_of_its_own_above_the_moments_labels() -> None:
+    # a wobbled-at-once spin whose rest is the plot's right end: the verdict, "rest 40.23s" and the release's
+    # label were printed over each other on the same row
+    img = timeline(40.23, ("wobbled_immediately", "interference"))
+    rows = ink(img)
+    assert rows[4:23].any(), "the verdict is drawn"
+    assert not rows[24:28].any(), "a blank band between the verdict and the labels"
+    assert rows[28:42].any(), "the labels are drawn under it"
+
+
+def test_no_text_runs_off_the_picture() -> None:
+    img = timeline(40.23, ("wobbled_immediately", "left_tray", "interference"))
+    assert not ink(img)[:, -2:].any()
+    assert not ink(img)[:42, :2].any()
+
+
+@given(x=st.integers(0, 900), tw=st.integers(1, 200))
+def test_a_label_starts_inside_and_ends_inside_when_it_can(x: int, tw: int) -> None:
+    start = label_x(x, tw, 900)
+    assert start >= 0
+    if tw <= 900 - 2 - 3:
+        assert start + tw <= 900 - 2 or start == 0
+    assert start in (x + 3, max(0, x - 3 - tw))
