@@ -44,18 +44,12 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.tuning_sets import is_heldout, tuning_recordings  # noqa: E402
+from bench.tuning_sets import UNSCORED, context_path, is_heldout, tuning_recordings  # noqa: E402
 from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset  # noqa: E402
 from controller.imu_features import local_linear  # noqa: E402
 
-#: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
-UNSCORED = ("no_release", "hand_touch")
 #: verdict codes the stable time decides (the others: a touch, a left tray, a put-down, keep theirs)
 TIMING_CODES = ("short", "wobbled_immediately", "unreadable")
-
-
-def context_path(contexts: Path, rec: Path) -> Path:
-    return contexts / f"{rec.parent.name}__{rec.name}.json"
 
 
 def collect(args: tuple[str, str]) -> str:

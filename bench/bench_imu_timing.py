@@ -40,16 +40,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.tuning_sets import is_heldout, tuning_recordings  # noqa: E402
+from bench.tuning_sets import UNSCORED, context_path, is_heldout, tuning_recordings  # noqa: E402
 from controller.imu_features import ImuFeatureExtractor, local_linear, smooth  # noqa: E402
 
-#: kinds whose stable time the eval does not score (a touch or a placed dreidel ends it otherwise)
-UNSCORED = ("no_release", "hand_touch")
 QUERIES = ("release_impact", "rocking_onset", "chatter_onset")
-
-
-def context_path(contexts: Path, rec: Path) -> Path:
-    return contexts / f"{rec.parent.name}__{rec.name}.json"
 
 
 def collect(args: tuple[str, str]) -> str:

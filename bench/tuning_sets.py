@@ -43,3 +43,12 @@ def is_heldout(rec: Path) -> bool:
         return False
     seed = int(m.group(1))
     return seed >= HELDOUT_ALT if rec.name.startswith("rec_") else seed >= HELDOUT_TWIN
+
+
+#: kinds whose stable time the replay benches do not score (a touch or a placed dreidel ends it otherwise)
+UNSCORED = ("no_release", "hand_touch")
+
+
+def context_path(contexts: Path, rec: Path) -> Path:
+    """Where a replay bench caches what the judge saw of ``rec`` (one JSON file per recording)."""
+    return contexts / f"{rec.parent.name}__{rec.name}.json"
