@@ -32,6 +32,7 @@ import math
 from dataclasses import dataclass
 
 import cv2
+import numba
 import numpy as np
 
 #: the dreidel's expected length in the picture (DESIGN.md: about 40-150 px); blobs far outside are ignored
@@ -77,7 +78,9 @@ class RestPose:
 
 def _lab(image_bgr: np.ndarray) -> np.ndarray:
     """CIE Lab with L in 0-100 and a, b centred on 0 (float32)."""
-    return cv2.cvtColor(image_bgr.astype(np.float32) * np.float32(1.0 / 255.0), cv2.COLOR_BGR2LAB)
+    # one pass to float (the same numbers as astype, then a float32 multiply)
+    scaled: np.ndarray = np.multiply(image_bgr, np.float32(1.0 / 255.0), dtype=np.float32)
+    return cv2.cvtColor(scaled, cv2.COLOR_BGR2LAB)
 
 
 def _check_image(image_bgr: np.ndarray, name: str = "image") -> None:
@@ -105,35 +108,72 @@ def foreground_distance(image_bgr: np.ndarray, background_bgr: np.ndarray, smoot
     ``smooth`` (odd, px) is the box over which the shadow test averages: a deep shadow leaves
     the felt's channels so low that single pixels' noise would hide their common ratio.
     """
-    dist, shadow = _distance_and_shadow(image_bgr, background_bgr, smooth)
-    dist[shadow] *= 0.25
-    return dist
+    return _distance_and_shadow(image_bgr, background_bgr, smooth).damped
+
+
+@dataclass(frozen=True)
+class _Distances:
+    """Colour distances from the felt over a box: ``raw``, where it looks like a shadow (``shadow``), and
+    ``damped`` (``raw`` with shadow pixels counting a quarter)."""
+
+    raw: np.ndarray
+    shadow: np.ndarray
+    damped: np.ndarray
+
+
+@numba.njit(cache=True, nogil=True)
+def _distance_kernel(image_lab: np.ndarray, bg_lab: np.ndarray, image_blur: np.ndarray, bg_blur: np.ndarray,
+                     raw: np.ndarray, shadow: np.ndarray, damped: np.ndarray) -> None:  # pragma: no cover (jit)
+    """One pass for what were some thirty array passes. Every step is a float32 operation in the order
+    of the NumPy expressions it replaced (no fused multiply-add), so the numbers are the same to the bit.
+    A background of one pixel is that colour everywhere."""
+    h, w = raw.shape
+    one_bg = bg_lab.shape[0] == 1 and bg_lab.shape[1] == 1
+    one, half, third, quarter = np.float32(1.0), np.float32(0.5), np.float32(1.0 / 3.0), np.float32(0.25)
+    lo, hi, slope, base = np.float32(0.22), np.float32(0.97), np.float32(0.2), np.float32(0.05)
+    for y in range(h):
+        for x in range(w):
+            by, bx = (0, 0) if one_bg else (y, x)
+            # Lightness counts half: exposure drifts and shading move L more than a real object does.
+            dl = (image_lab[y, x, 0] - bg_lab[by, bx, 0]) * half
+            da = image_lab[y, x, 1] - bg_lab[by, bx, 1]
+            db = image_lab[y, x, 2] - bg_lab[by, bx, 2]
+            d = np.sqrt(dl * dl + da * da + db * db)
+            # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
+            # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
+            r0 = (np.float32(image_blur[y, x, 0]) + one) / (np.float32(bg_blur[by, bx, 0]) + one)
+            r1 = (np.float32(image_blur[y, x, 1]) + one) / (np.float32(bg_blur[by, bx, 1]) + one)
+            r2 = (np.float32(image_blur[y, x, 2]) + one) / (np.float32(bg_blur[by, bx, 2]) + one)
+            m = (r0 + r1 + r2) * third
+            spread = max(max(r0, r1), r2) - min(min(r0, r1), r2)
+            s = m > lo and m < hi and spread < slope * m + base
+            raw[y, x] = d
+            shadow[y, x] = s
+            damped[y, x] = d * quarter if s else d
 
 
 def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int,
-                         image_lab: np.ndarray | None = None, uniform: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """The colour distance from the background (float32) and where it looks like a shadow (bool).
-    ``uniform``: the background is one colour (its first pixel's)."""
-    bg_lab = _lab(background_bgr[:1, :1]) if uniform else _lab(background_bgr)
-    d = (_lab(image_bgr) if image_lab is None else image_lab) - bg_lab
-    # Lightness counts half: exposure drifts and shading move L more than a real object does.
-    d[..., 0] *= 0.5
-    dist = np.sqrt(np.einsum("ijk,ijk->ij", d, d))
-    # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
-    # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
+                         image_lab: np.ndarray | None = None, uniform: bool = False) -> _Distances:
+    """The colour distance from the background and where it looks like a shadow.
+    ``uniform``: the background is one colour (its first pixel's). ``smooth`` (odd) is the box the
+    shadow test averages the channels over."""
+    il = _lab(image_bgr) if image_lab is None else image_lab
     k = (smooth, smooth)
-    bg_blur = background_bgr if uniform else cv2.blur(background_bgr, k)
-    ratios = (cv2.blur(image_bgr, k).astype(np.float32) + 1.0) / (bg_blur.astype(np.float32) + 1.0)
-    r0, r1, r2 = cv2.split(ratios)  # 2-D arithmetic: NumPy reduces a 3-long last axis slowly
-    mean_ratio = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
-    spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
-    shadow = (mean_ratio > 0.22) & (mean_ratio < 0.97) & (spread < 0.2 * mean_ratio + 0.05)
-    return dist, shadow
+    if uniform:
+        bg = np.ascontiguousarray(background_bgr[:1, :1])
+        bg_lab, bg_blur = _lab(bg), bg
+    else:
+        bg_lab, bg_blur = _lab(background_bgr), cv2.blur(background_bgr, k)
+    h, w = image_bgr.shape[:2]
+    out = _Distances(np.empty((h, w), np.float32), np.empty((h, w), np.bool_), np.empty((h, w), np.float32))
+    _distance_kernel(np.ascontiguousarray(il), bg_lab, cv2.blur(image_bgr, k), bg_blur, out.raw, out.shadow,
+                     out.damped)
+    return out
 
 
-def _felt_region(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
-    """The tray's felt as a convex region (bool, the size of ``small_bgr``) and the felt's colour (BGR),
-    or None when the felt is not set off from its surroundings (then there is nothing to cut).
+def _felt_region(small_bgr: np.ndarray) -> np.ndarray | None:
+    """The tray's felt as a convex region (bool, the size of ``small_bgr``), or None when the felt is
+    not set off from its surroundings (then there is nothing to cut).
 
     The felt is the colour around the picture's centre (DESIGN.md: the tray fills most of the
     picture); pixels of that chromaticity and about that lightness that connect to the centre are
@@ -145,14 +185,16 @@ def _felt_region(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     f = max(1, round(max(h, w) / 160))  # about 160 px across is plenty to find the tray
     tiny = cv2.medianBlur(cv2.resize(small_bgr, (w // f, h // f), interpolation=cv2.INTER_AREA), 5)
     gh, gw = tiny.shape[:2]
-    px = tiny.astype(np.float32) + 6.0  # keeps the chromaticity of near-black pixels steady
-    total = px.sum(axis=2, keepdims=True)
-    chroma = px / total
-    lum = np.log(total[..., 0])
+    # 2-D planes (a 3-long last axis is slow in NumPy); the sums keep the channels' order (B, G, R)
+    six = np.float32(6.0)  # keeps the chromaticity of near-black pixels steady
+    p0, p1, p2 = (c.astype(np.float32) + six for c in cv2.split(tiny))
+    total = p0 + p1 + p2
+    chroma = (p0 / total, p1 / total, p2 / total)
+    lum = np.log(total)
     cy0, cy1, cx0, cx1 = int(gh * 0.3), int(math.ceil(gh * 0.7)), int(gw * 0.3), int(math.ceil(gw * 0.7))
-    c_chroma = np.median(chroma[cy0:cy1, cx0:cx1].reshape(-1, 3), axis=0)
+    e0, e1, e2 = (c - np.median(c[cy0:cy1, cx0:cx1]) for c in chroma)
     c_lum = float(np.median(lum[cy0:cy1, cx0:cx1]))
-    d_chroma = 100.0 * np.sqrt(((chroma - c_chroma) ** 2).sum(axis=2))
+    d_chroma = 100.0 * np.sqrt(e0 * e0 + e1 * e1 + e2 * e2)
     d_lum = 8.0 * np.abs(lum - c_lum)
     near = (np.hypot(d_chroma, d_lum) < 6.0).astype(np.uint8)
     near = cv2.morphologyEx(near, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
@@ -164,12 +206,12 @@ def _felt_region(small_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     best = int(np.argmax(counts))
     if stats[best, cv2.CC_STAT_AREA] >= 0.97 * gw * gh or stats[best, cv2.CC_STAT_AREA] < 0.1 * gw * gh:
         return None  # felt everywhere (no tray edge to find), or no clear felt
-    pts = np.argwhere(labels == best)[:, ::-1].astype(np.float32)
-    hull = cv2.convexHull(pts)
+    # the hull of a region is the hull of its outer boundary: far fewer points to sort
+    contours, _ = cv2.findContours((labels == best).astype(np.uint8), cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+    hull = cv2.convexHull(np.concatenate(contours).reshape(-1, 2).astype(np.float32))
     region = np.zeros((gh, gw), np.uint8)
     cv2.fillConvexPoly(region, np.round(hull).astype(np.int32), 1)
-    felt = np.median(tiny[labels == best], axis=0)
-    return cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST).astype(bool), felt
+    return cv2.resize(region, (w, h), interpolation=cv2.INTER_NEAREST).astype(bool)
 
 
 def _felt_surface(small_bgr: np.ndarray, region: np.ndarray | None) -> np.ndarray:
@@ -243,12 +285,14 @@ def _felt_threshold(dist: np.ndarray, valid: np.ndarray, grid: int = 8) -> float
 
 
 def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | None = None,
-                         mask: np.ndarray | None = None) -> RestPose | None:
+                         mask: np.ndarray | None = None, *, window: bool = True) -> RestPose | None:
     """Locate the resting dreidel in an overhead BGR picture, or None when there is none to see.
 
     ``background_bgr`` is an empty-tray picture of the same size (better segmentation, e.g. the
     judge's background model); ``mask`` is the tray (non-zero = inside), outside which nothing is
-    searched. Raises ``ValueError`` for a picture that is not an H x W x 3 uint8 array or whose
+    searched. With both, only a window around the mask is looked at (the judge's disc around where
+    the dreidel rests: several times faster); ``window=False`` looks at the whole picture, for the
+    same outline. Raises ``ValueError`` for a picture that is not an H x W x 3 uint8 array or whose
     background/mask do not match its size.
     """
     _check_image(image_bgr)
@@ -269,31 +313,42 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     # an integer factor keeps OpenCV's area resampling on its fast path
     factor = max(1, math.ceil(max(h, w) / _WORK_SIDE))
     scale = 1.0 / factor
-    small_size = (w // factor, h // factor)
-    small = cv2.resize(image_bgr, small_size, interpolation=cv2.INTER_AREA) if scale < 1 else image_bgr
-    if background_bgr is not None:
-        bg_small = cv2.resize(background_bgr, small_size, interpolation=cv2.INTER_AREA) if scale < 1 else background_bgr
+    small_w, small_h = w // factor, h // factor
+    # With an empty tray and a search disc (the judge's call), nothing outside the disc can count, so
+    # step 1 needs only a window around it (the small copy's pixels there are the same).
+    box = _search_window(tray, factor, w, h) if window and tray is not None and background_bgr is not None else None
+    sx0, sy0, sx1, sy1 = box or (0, 0, small_w, small_h)
+    if box is None:
+        view, bg_view, tray_view = image_bgr, background_bgr, tray
+    else:
+        rows, cols = slice(sy0 * factor, sy1 * factor), slice(sx0 * factor, sx1 * factor)
+        view = image_bgr[rows, cols]
+        bg_view = None if background_bgr is None else background_bgr[rows, cols]
+        tray_view = None if tray is None else tray[rows, cols]
+    small_size = (sx1 - sx0, sy1 - sy0)
+    small = cv2.resize(view, small_size, interpolation=cv2.INTER_AREA) if scale < 1 else view
+    if bg_view is not None:
+        bg_small = cv2.resize(bg_view, small_size, interpolation=cv2.INTER_AREA) if scale < 1 else bg_view
     else:
         # Without an empty-tray picture, a checked cloth or a wood grain around the tray makes blobs
         # of a dreidel's size: only the felt (the tray) is searched, and the felt's colour is
         # estimated from the felt alone.
-        found = _felt_region(small)
-        felt_region = None if found is None else found[0]
+        felt_region = _felt_region(small)
         bg_small = _felt_surface(small, felt_region)
     tray_small = None
-    if tray is not None:
-        tray_small = cv2.resize(tray, small_size, interpolation=cv2.INTER_NEAREST) if scale < 1 else tray
+    if tray_view is not None:
+        tray_small = cv2.resize(tray_view, small_size, interpolation=cv2.INTER_NEAREST) if scale < 1 else tray_view
     lab_small = _lab(small)
-    raw, shadow = _distance_and_shadow(small, bg_small, 3, lab_small)
-    dist = raw.copy()
-    dist[shadow] *= 0.25
+    dists = _distance_and_shadow(small, bg_small, 3, lab_small)
+    raw, dist = dists.raw, dists.damped
     valid = np.ones(dist.shape, bool) if tray_small is None else tray_small.astype(bool)
     if felt_region is not None:
         valid &= felt_region
     thr = _threshold(dist, valid)
     fg = ((dist > thr) & valid).astype(np.uint8)
     fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-    blob = _pick_blob(fg, scale, lab_small, felt_region)
+    frame = (sx0, sy0, small_w, small_h)
+    blob = _pick_blob(fg, scale, lab_small, felt_region, frame)
     if blob is None and background_bgr is None:
         # A busy cloth around the tray (checks, stripes) inflates the picture-wide noise level until
         # the dreidel drowns under it; the felt's own, evener patches then set the level instead.
@@ -303,10 +358,11 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
             thr = felt_thr
             fg = ((dist > thr) & valid).astype(np.uint8)
             fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
-            blob = _pick_blob(fg, scale, lab_small, felt_region)
+            blob = _pick_blob(fg, scale, lab_small, felt_region, frame)
     if blob is None:
         return None
     x, y, bw, bh = _with_shadowlike(blob, fg, raw > thr, valid, scale)
+    x, y = x + sx0, y + sy0  # the small copy's coordinates
     # 2. refine at full resolution inside the blob's box (plus a margin for the thin tip and handle)
     margin = int(max(bw, bh) / scale * 0.25) + 6
     box = (max(0, int(x / scale) - margin), max(0, int(y / scale) - margin),
@@ -332,6 +388,27 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
                     width_px=pose.width_px)
 
 
+def _search_window(tray: np.ndarray, factor: int, w: int, h: int) -> tuple[int, int, int, int] | None:
+    """The part of the small copy (x0, y0, x1, y1, in its pixels) that step 1 must see when only ``tray``
+    (non-zero) may hold the dreidel: the tray's box, and around it the ring in which a blob's
+    surroundings are judged (``_pick_blob``: 0.3 of the blob's size) and the shadow test's blur. None
+    when the whole picture is as cheap, or when the small copy's pixels would not be the same in a
+    window (a size that the factor does not divide)."""
+    if w % factor or h % factor:
+        return None
+    x, y, bw, bh = cv2.boundingRect(tray)
+    if bw == 0 or bh == 0:
+        return None
+    small_w, small_h = w // factor, h // factor
+    x0, y0 = x // factor, y // factor
+    x1, y1 = -(-(x + bw) // factor), -(-(y + bh) // factor)
+    pad = math.ceil(0.3 * max(x1 - x0, y1 - y0)) + 4
+    x0, y0, x1, y1 = max(0, x0 - pad), max(0, y0 - pad), min(small_w, x1 + pad), min(small_h, y1 + pad)
+    if (x1 - x0) * (y1 - y0) > 0.6 * small_w * small_h:
+        return None
+    return x0, y0, x1, y1
+
+
 def _plausible(m: _Measured | None, body: bool = False) -> bool:
     """Does a measured silhouette look like a whole dreidel (not a lone letter or handle)? It is
     elongated and, with ``body``, its body is about as long as it is wide (a face is roughly square)
@@ -351,12 +428,19 @@ class _FeltModel:
                  scale: float, factor: int, tray: np.ndarray | None) -> None:
         self.image, self.background, self.bg_small = image_bgr, background_bgr, bg_small
         self.scale, self.factor, self.tray = scale, factor, tray
+        self._distances: dict[tuple[tuple[int, int, int, int], bool, int], _Distances] = {}
 
-    def distances(self, box: tuple[int, int, int, int], local: bool = False, step: int = 1
-                  ) -> tuple[np.ndarray, np.ndarray]:
-        """(colour distance, shadow-like) in ``box`` (x0, y0, x1, y1); with ``local``, from the felt's
+    def distances(self, box: tuple[int, int, int, int], local: bool = False, step: int = 1) -> _Distances:
+        """The colour distances in ``box`` (x0, y0, x1, y1); with ``local``, from the felt's
         colour along the box's border (in a small box the light is even, and this felt is the one
-        right around the dreidel), smoothed, or reduced ``step`` times."""
+        right around the dreidel), smoothed, or reduced ``step`` times. Read-only: kept for the
+        next ask of the same box (a second look measures the box whose noise it just took)."""
+        key = (box, local, step)
+        if key not in self._distances:
+            self._distances[key] = self._compute_distances(box, local, step)
+        return self._distances[key]
+
+    def _compute_distances(self, box: tuple[int, int, int, int], local: bool, step: int) -> _Distances:
         x0, y0, x1, y1 = box
         roi = self.image[y0:y1, x0:x1]
         if local:
@@ -379,8 +463,7 @@ class _FeltModel:
     def noise_level(self, box: tuple[int, int, int, int]) -> float:
         """A threshold from the felt's noise along the box's border (where the dreidel is not),
         for distances from the local felt colour."""
-        dist, shadow = self.distances(box, local=True)
-        dist[shadow] *= 0.25
+        dist = self.distances(box, local=True).damped
         border = _border(dist)
         if self.tray is not None:
             x0, y0, x1, y1 = box
@@ -407,7 +490,7 @@ class _FeltModel:
         # shadows count: a body darker than the felt in the felt's hue looks like one. About 64 px
         # across is plenty for a band this wide, and keeps this cheap.
         k = max(1, int((box[2] - box[0]) // 64))
-        dist, _ = self.distances(box, local=True, step=k)
+        dist = self.distances(box, local=True, step=k).raw
         ys, xs = np.mgrid[0:dist.shape[0], 0:dist.shape[1]]
         xs = box[0] + (xs + 0.5) * k - 0.5
         ys = box[1] + (ys + 0.5) * k - 0.5
@@ -431,14 +514,12 @@ class _FeltModel:
         the tip/handle decision tolerates). Left only a letter or a handle, it does not.
         """
         x0, y0, x1, y1 = box
-        raw, shadow = self.distances(box, local)
+        dists = self.distances(box, local)
         tray = None if self.tray is None else self.tray[y0:y1, x0:x1]
-        without = raw.copy()
-        without[shadow] *= 0.25
-        pose_a = _silhouette_pose(without, thr, tray, x0, y0)
-        if _plausible(pose_a, body=True) or not bool(shadow.any()):
+        pose_a = _silhouette_pose(dists.damped, thr, tray, x0, y0)
+        if _plausible(pose_a, body=True) or not bool(dists.shadow.any()):
             return pose_a
-        pose_b = _silhouette_pose(raw, thr, tray, x0, y0)
+        pose_b = _silhouette_pose(dists.raw, thr, tray, x0, y0)
         return pose_a if pose_b is None else pose_b
 
 
@@ -523,23 +604,28 @@ def _with_shadowlike(blob: tuple[int, int, int, int], fg: np.ndarray, fg_raw: np
     return nx0, ny0, max(x + bw, gx + gw) - nx0, max(y + bh, gy + gh) - ny0
 
 
-def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray, felt: np.ndarray | None = None
-               ) -> tuple[int, int, int, int] | None:
+def _pick_blob(fg: np.ndarray, scale: float, lab: np.ndarray, felt: np.ndarray | None = None,
+               frame: tuple[int, int, int, int] | None = None) -> tuple[int, int, int, int] | None:
     """The blob most like a dreidel lying on felt: dreidel-sized, inside the picture, and ringed by
     one even colour (the felt). A piece of the tray's rim has felt on one side and something else
     on the other, so its ring is uneven. With ``felt`` (the tray's felt region), a blob whose ring
-    lies largely outside it is something cut off at the tray's edge (a cloth's check), not a dreidel."""
+    lies largely outside it is something cut off at the tray's edge (a cloth's check), not a dreidel.
+    ``frame`` (x0, y0, width, height): ``fg`` is a window at (x0, y0) of a picture of that size, whose
+    edges are the ones that cut a blob (default: ``fg`` is the whole picture)."""
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     h, w = fg.shape
+    fx, fy, fw, fh = frame or (0, 0, w, h)
     min_len, max_len = MIN_LENGTH_PX * scale, MAX_LENGTH_PX * scale
     found: list[tuple[float, int]] = []
-    for i in range(1, n):
+    # the cheap tests on all the (often hundreds of) specks at once: size, and not cut by the picture's
+    # edge (the tray's rim or something outside)
+    sx, sy, sw, sh, sa = (stats[1:, k] for k in range(5))
+    maybe = ((np.maximum(sw, sh) <= max_len) & (sa >= 0.05 * min_len ** 2) & (sx + fx > 0) & (sy + fy > 0)
+             & (sx + fx + sw < fw) & (sy + fy + sh < fh))
+    for i in (np.flatnonzero(maybe) + 1).tolist():
         x, y, bw, bh, area = (int(v) for v in stats[i])
-        span = math.hypot(bw, bh)
-        if span < min_len * 0.7 or max(bw, bh) > max_len or area < 0.05 * min_len ** 2:
+        if math.hypot(bw, bh) < min_len * 0.7:
             continue
-        if x <= 0 or y <= 0 or x + bw >= w or y + bh >= h:
-            continue  # cut by the picture's edge: the tray's rim or something outside
         mo = cv2.moments((labels[y:y + bh, x:x + bw] == i).astype(np.uint8), binaryImage=True)
         mu20, mu02, mu11 = mo["mu20"], mo["mu02"], mo["mu11"]
         root = math.sqrt(max(0.0, (mu20 - mu02) ** 2 + 4 * mu11 ** 2))
