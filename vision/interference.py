@@ -14,6 +14,7 @@ interference.
 from __future__ import annotations
 
 import math
+from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -63,7 +64,9 @@ class InterferenceWatch:
     A "visit" starts when a hand covers the dreidel (the two merge) or comes within ``near`` body lengths
     of it, and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the moment of
     the visit's closest approach (the touch). A sleeping dreidel wanders on its own, so a long visit
-    allows ``drift`` body lengths per second of it before a move counts as a push.
+    allows ``drift`` body lengths per second of it before a move counts as a push. A spinning dreidel
+    also travels across the tray: one found after the visit where its own path (its velocity over the
+    last ``heading_s`` seen clear of hands) had taken it was not pushed either.
     """
 
     def __init__(
@@ -75,6 +78,7 @@ class InterferenceWatch:
         clear_frames: int = 3,
         lying_elongation: float = 1.45,
         drift: float = 0.3,
+        heading_s: float = 0.3,
     ) -> None:
         self.release_t = release_t
         self.grace_s = grace_s
@@ -83,7 +87,10 @@ class InterferenceWatch:
         self.clear_frames = clear_frames
         self.lying_elongation = lying_elongation
         self.drift = drift
+        self.heading_s = heading_s
         self.event: InterferenceEvent | None = None
+        self._free: deque[tuple[float, float, float]] = deque()  # t, x, y seen clear of hands, last heading_s
+        self._visit_vel: tuple[float, float] = (0.0, 0.0)  # the dreidel's own velocity as the visit began
         self._last_free: tuple[float, float, float, float, float] | None = None  # t, x, y, length, elongation
         self._visit_start: float | None = None
         self._visit_ref: tuple[float, float, float, float, float] | None = None
@@ -132,6 +139,7 @@ class InterferenceWatch:
             if self._visit_start is None:
                 self._visit_start = track.t
                 self._visit_ref = ref
+                self._visit_vel = self._velocity()
                 self._closest = (math.inf, track.t, hx, hy)
                 self._after_visit = []
             if dist < self._closest[0] or (track.merged and self._closest[0] > 0):
@@ -145,7 +153,24 @@ class InterferenceWatch:
                 self._judge_visit(track)
         if d is not None and not track.merged and not near_hand:
             self._last_free = (track.t, d.x, d.y, d.length, d.elongation)
+            self._free.append((track.t, d.x, d.y))
+            while self._free and track.t - self._free[0][0] > self.heading_s:
+                self._free.popleft()
         return self.event
+
+    def _velocity(self) -> tuple[float, float]:
+        """The dreidel's own velocity (px/s) over its last moments seen clear of hands: a least-squares
+        line through them, or (0, 0) with too few (fewer than 5 frames, or less than a third of
+        ``heading_s``)."""
+        pts = self._free
+        if len(pts) < 5 or pts[-1][0] - pts[0][0] < self.heading_s / 3:
+            return (0.0, 0.0)
+        ts = np.array([p[0] for p in pts])
+        ts -= ts.mean()
+        den = float(np.dot(ts, ts))
+        vx = float(np.dot(ts, [p[1] for p in pts])) / den
+        vy = float(np.dot(ts, [p[2] for p in pts])) / den
+        return (vx, vy)
 
     def _judge_visit(self, track: TrackResult) -> None:
         ref = self._visit_ref
@@ -184,10 +209,20 @@ class InterferenceWatch:
 
     def _moved(self, ref: tuple[float, float, float, float, float], seen: tuple[float, float, float, float]) -> bool:
         """Whether the dreidel seen at ``seen`` (t, x, y, elongation) was pushed from ``ref`` (t, x, y,
-        length, elongation): moved further than ``push`` lengths beyond what it wanders in the time."""
+        length, elongation): moved further than ``push`` lengths beyond what it wanders in the time, both
+        from where it was and from where its own velocity was taking it.
+
+        Twin 56002 spin 3: a spinning dreidel travelling 20 px/s (1.4 lengths) across the tray, merged with
+        a hand passing near for 0.5 s, was found 8 px along its path and called pushed."""
         size = max(ref[3], 8.0)
-        wander = self.drift * size * max(seen[0] - ref[0], 0.0)
-        return math.hypot(seen[1] - ref[1], seen[2] - ref[2]) - wander > self.push * size
+        dt = max(seen[0] - ref[0], 0.0)
+        wander = self.drift * size * dt
+        vx, vy = self._visit_vel
+        off = min(
+            math.hypot(seen[1] - ref[1], seen[2] - ref[2]),
+            math.hypot(seen[1] - ref[1] - vx * dt, seen[2] - ref[2] - vy * dt),
+        )
+        return off - wander > self.push * size
 
     def finish(self, t: float) -> InterferenceEvent | None:
         """The spin ended (rest): judge a visit still open."""

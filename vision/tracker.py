@@ -349,7 +349,12 @@ class DreidelTracker:
             big = raw is not None and (
                 raw[5] > 1.6 * max_len
                 or raw[0] > 0.7 * max_len * max_len
-                or (edge and raw[0] > 1.5 * min_len * min_len and raw[5] > 1.2 * min_len)
+                or (
+                    edge
+                    and raw[0] > 1.5 * min_len * min_len
+                    and raw[5] > 1.2 * min_len
+                    and not self._tracked_at_edge(raw[0], raw[1] + x, raw[2] + y)
+                )
             )
             body, cut = (comp, False) if big else self._without_shadow(small, comp, (x, y, w, h), area_raw, min_area)
             shape = raw if body is comp else _shape(cv2.moments(body, binaryImage=True))
@@ -391,6 +396,23 @@ class DreidelTracker:
                 )
             )
         return out
+
+    def _tracked_at_edge(self, area: float, cx: float, cy: float) -> bool:
+        """Whether a blob touching the picture's edge is the tracked dreidel itself, cut by the edge: the
+        track was current, no hand was in view on the last frame, and the blob is about the dreidel's size,
+        centred within a body length of it.
+
+        An arm reaching in touches the edge too, and that is why an edge blob of some size is a hand. But a
+        dreidel that rolled off the tray to the picture's edge and lies there is also one (twin 56005 spin
+        7: taken for a hand for 2.3 s, its rest dated when it vanished, 2.4 s late, and the "hand" called a
+        push). A hand reaching for it makes the blob grow beyond the dreidel's size; a hand in view means
+        the edge blob may be the hand's own (twin 55002: a hand from beyond the edge dragging the resting
+        dreidel off, the track on pieces of the hand).
+        """
+        tb = self._track
+        if tb is None or not self._track_fresh or self._hands_seen:
+            return False
+        return 0.5 < area / max(tb.area, 1.0) < 2.0 and math.hypot(cx - tb.x, cy - tb.y) < max(tb.length, 6.0)
 
     def _without_shadow(
         self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], area_raw: int, min_area: float

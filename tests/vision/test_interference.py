@@ -78,3 +78,29 @@ def test_a_piece_of_the_withdrawing_hand_taken_for_the_dreidel_is_not_a_push() -
 
     assert after_hover(1).event is None
     assert after_hover(20).event is not None
+
+
+def travelling_visit(cover_s: float, off_path_px: float) -> InterferenceWatch:
+    """A spinning dreidel released at 0 travels 40 px/s (1.3 lengths) along x; at 2 s a hand passing near
+    merges with it for ``cover_s``; it is then seen on its path, ``off_path_px`` to the side of it."""
+    watch = InterferenceWatch(release_t=0.0)
+    t = 0.0
+    while t < 2.0:
+        watch.update(frame(t, blob(100.0 + 40.0 * t, 100.0)))
+        t += 1 / 30
+    while t < 2.0 + cover_s:
+        watch.update(frame(t, None, blob(100.0 + 40.0 * t, 40.0, hand=True), merged=True))
+        t += 1 / 30
+    for _ in range(20):
+        watch.update(frame(t, blob(100.0 + 40.0 * t, 100.0 + off_path_px)))
+        t += 1 / 30
+    return watch
+
+
+def test_a_travelling_dreidel_found_along_its_path_after_a_hand_passed_was_not_pushed() -> None:
+    """Twin 56002 spin 3: a spinning dreidel drifting across the tray merged with a hand passing near for
+    half a second and was found 8 px on along its path: it had not been pushed. Found as far off its path,
+    it was."""
+    assert travelling_visit(0.5, 0.0).event is None
+    pushed = travelling_visit(0.5, 25.0).event
+    assert pushed is not None and "pushed" in pushed.why and 2.0 <= pushed.t < 2.1

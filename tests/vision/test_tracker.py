@@ -174,3 +174,17 @@ def test_the_shadow_of_a_withdrawing_arm_is_not_a_dreidel(darken: float) -> None
         assert tr is not None
         assert tr.dreidel is None, f"frame {k}: the shadow was taken for a dreidel"
         assert not tr.hands
+
+
+def test_a_dreidel_lying_cut_by_the_pictures_edge_is_the_dreidel_not_a_hand() -> None:
+    """Twin 56005 spin 7: a dreidel that rolled off the tray came to rest across the picture's edge. An edge
+    blob of its size had been taken for an arm reaching in, so the dreidel was 'hidden by a hand' until it
+    vanished, and its rest was dated 2.4 s late. The tracked dreidel, cut by the edge, is still the dreidel."""
+    spin = ScriptedSpin(release_t=2.0, stable_s=0.6, wobble_s=0.4, x=480, y=240, slide=150.0, slide_deg=0.0,
+                        rest_after_fall_s=0.6, drift=(0.0, 0.0), hand_release=False, pickup=False)
+    times = [spin.release_t + 0.1 + k / 30 for k in range(int((spin.rest_t + 1.0 - spin.release_t) * 30))]
+    _, res = _track(spin, times)
+    at_rest = [r for t, r in res.items() if t > spin.rest_t + 0.2]
+    assert at_rest and all(r is not None for r in at_rest)
+    assert all(r.dreidel is not None and r.dreidel.edge and not r.merged and not r.hands for r in at_rest)
+    assert all(r.dreidel.x * r.scale > 600 and not r.in_tray for r in at_rest)
