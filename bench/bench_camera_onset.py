@@ -19,8 +19,14 @@ part: delete it after changing the vision or the judge's other moments (release,
 
 Estimators: ``legacy`` (session 4: width-relative, first frame over 0.06); ``length, growth fit`` (session 5:
 the radius as the 0.35 s window leaves it, against the length, dated on its fitted growth, here with
-session 6's splitting of the path where the dreidel was unseen); the module (session 6: the radius
-scaled for the precession's period, see :mod:`controller.camera_wobble`).
+session 6's splitting of the path where the dreidel was unseen); ``period-corrected, first seen``
+(session 6: the radius scaled for the precession's period, a spin over the level from its first frame
+measured dated at that frame); the module (session 7: such a spin dated in the middle of the unseen
+stretch before its first frame, see :mod:`controller.camera_wobble`).
+
+The judge's series start once it has made sure of the release, some 0.35 s after it. A cache made by
+a judge that keeps the frames seen while it made sure (``_Spin.lead_in``) has them as ``lead``; they
+are put in front of the track (``--no-lead`` leaves them out, to compare).
 
 Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
 the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.
@@ -75,6 +81,8 @@ def collect(args: tuple[str, str]) -> str:
             "elong": list(spin.elong), "wobble": list(spin.wobble), "circling": list(spin.circling),
             "rest_length": None if rest is None else rest.length, "rest_area": None if rest is None else rest.area,
             "last_length": None if last is None else last.length,
+            # the frames seen while the release was being confirmed (the judge's ``_Spin.lead_in``, when it has it)
+            "lead": [list(f) for f in getattr(spin, "lead_in", [])],
             "settings": {k: getattr(self.settings, k) for k in ("onset_skip_s", "circle_window_s", "circle_level",
                                                                   "circle_hold_s", "circle_gap_s")},
         })
@@ -132,8 +140,12 @@ class Case:
     true_valid: bool
 
 
-def load_cases(recs: list[Path], contexts: Path) -> list[Case]:
-    """Every scored spin of the cached recordings, paired with its truth (release within 0.5 s)."""
+def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list[Case]:
+    """Every scored spin of the cached recordings, paired with its truth (release within 0.5 s).
+
+    ``with_lead``: the frames seen while the release was being confirmed come first in the track (when
+    the cache has them); without, the track starts where the judge's spin did before it kept them.
+    """
     cases: list[Case] = []
     for r in recs:
         ctx = json.loads(context_path(contexts, r).read_text())
@@ -149,9 +161,12 @@ def load_cases(recs: list[Path], contexts: Path) -> list[Case]:
                 stable = tr["wobble_t"] - tr["release_t"]
             if abs(tr["release_t"] - s["release_t"]) > 0.5 or tr["kind"] in UNSCORED or stable is None:
                 continue
+            lead = np.asarray(s.get("lead") or np.empty((0, 4)), float).reshape(-1, 4) if with_lead else np.empty((0, 4))
             track = CameraTrack(
-                t=np.asarray(s["t"], float), x=np.asarray(s["x"], float), y=np.asarray(s["y"], float),
-                area=np.asarray(s["area"], float),
+                t=np.concatenate([lead[:, 0], np.asarray(s["t"], float)]),
+                x=np.concatenate([lead[:, 1], np.asarray(s["x"], float)]),
+                y=np.concatenate([lead[:, 2], np.asarray(s["y"], float)]),
+                area=np.concatenate([lead[:, 3], np.asarray(s["area"], float)]),
                 release_t=s["release_t"], fall_t=s["fall_t"], fps=s["fps"], body_length=s["rest_length"],
             )
             cases.append(Case(sim, f"{r.parent.name}/{r.name}", tr["index"], tr["kind"], track, s["onset"],
@@ -185,7 +200,7 @@ def legacy(tk: CameraTrack) -> float | None:
     with the length unknown, one width to a length and no growth fit. Also a check that the replay is
     faithful (it must equal the recorded onsets)."""
     return wobble_onset(replace(tk, body_length=None),
-                        WobbleSettings(level=0.06, length_per_width=1.0, fit_s=0.0))
+                        WobbleSettings(level=0.06, length_per_width=1.0, fit_s=0.0, unseen_share=0.0))
 
 
 def score(name: str, cases: list[Case], est: Estimator, worst: int = 0) -> dict[str, Any]:
@@ -266,6 +281,7 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--worst", type=int, default=0, help="list this many worst spins per estimator")
     ap.add_argument("--cached-only", action="store_true", help="score the recordings already cached, judge none")
+    ap.add_argument("--no-lead", action="store_true", help="leave out the frames seen while the release was made sure of")
     ap.add_argument("--plot", type=int, default=0, help="draw the circling of this many worst spins (module)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/h20/plots"))
     args = ap.parse_args()
@@ -277,7 +293,7 @@ def main() -> None:
         recs = [r for r in recs if context_path(args.contexts, r).is_file()]
     else:
         collect_all(recs, args.contexts, args.jobs)
-    cases = load_cases(recs, args.contexts)
+    cases = load_cases(recs, args.contexts, with_lead=not args.no_lead)
     same = sum(1 for c in cases if legacy(c.track) == c.judged_onset)
     print(f"{len(cases)} spins; the replayed legacy onset equals the judge's on {same}")
     score("judge (recorded)", cases, lambda tk: next(c.judged_onset for c in cases if c.track is tk), args.worst)
@@ -301,9 +317,10 @@ def candidates() -> dict[str, Estimator]:
 
     return {
         "legacy": legacy,
-        "length, first frame": with_settings(fit_s=0.0, period_correction=False),
-        "length, growth fit": with_settings(period_correction=False),
-        "period-corrected (module)": with_settings(),
+        "length, first frame": with_settings(fit_s=0.0, period_correction=False, unseen_share=0.0),
+        "length, growth fit": with_settings(period_correction=False, unseen_share=0.0),
+        "period-corrected, first seen": with_settings(unseen_share=0.0),
+        "unseen middle (module)": with_settings(),
     }
 
 

@@ -150,17 +150,49 @@ def test_a_jump_across_a_blind_stretch_is_not_a_wobble() -> None:
     assert wobble_onset(seen, WobbleSettings(blind_s=10.0)) is not None  # measured as one path, it jumps
 
 
+def first_seen_at(track: CameraTrack, seen_s: float) -> CameraTrack:
+    """``track`` as the judge has it when the dreidel is first measured ``seen_s`` after the release."""
+    late = track.t >= track.release_t + seen_s
+    return CameraTrack(t=track.t[late], x=track.x[late], y=track.y[late], area=track.area[late],
+                       release_t=track.release_t, fall_t=track.fall_t, fps=track.fps,
+                       body_length=track.body_length)
+
+
 @pytest.mark.parametrize("period_s", [0.42, 0.55, 0.65])
-def test_a_spin_that_wobbled_before_it_was_seen_is_dated_at_the_first_frame(period_s: float) -> None:
-    """Wobbling from the release and first seen 0.4 s later (the hand hid it): the onset is the first
-    frame seen, not where the period-scaled level, unsure at the path's start, crosses later."""
+def test_a_spin_that_wobbled_before_it_was_seen_is_dated_within_the_unseen_stretch(period_s: float) -> None:
+    """Wobbling 0.15 s after the release and first measured 0.4 s after it (the judge makes sure of the
+    release first): the onset is the middle of the unseen stretch (from the release plus the skipped
+    start to the first frame), not the first frame, nor where the period-scaled level, unsure at the
+    path's start, crosses later."""
+    ws = WobbleSettings()
     for seed in (10, 11, 12):
         track = spin_path(0.15, period_s=period_s, growth=1.2, fall_s=2.5, seed=seed)
-        late = track.t >= track.release_t + 0.4
-        seen = CameraTrack(t=track.t[late], x=track.x[late], y=track.y[late], area=track.area[late],
-                           release_t=track.release_t, fall_t=track.fall_t, fps=track.fps,
-                           body_length=track.body_length)
-        assert wobble_onset(seen) == pytest.approx(float(seen.t[0]))
+        truth = track.release_t + 0.15
+        seen = first_seen_at(track, 0.4)
+        first = float(seen.t[0])
+        start = track.release_t + ws.skip_s
+        got = wobble_onset(seen, ws)
+        assert got == pytest.approx(0.5 * (start + first))
+        assert abs(got - truth) < abs(first - truth) - 0.1
+        # dated at the first frame seen, as the sixth session's estimator did
+        assert wobble_onset(seen, WobbleSettings(unseen_share=0.0)) == pytest.approx(first)
+
+
+def test_a_spin_hidden_long_after_its_release_is_dated_at_the_first_frame() -> None:
+    """Seen first 1.5 s after the release (a hand hid it): the unseen stretch is too long to date the
+    wobble inside it by a guess, so it is dated where it was seen."""
+    track = spin_path(0.15, growth=0.6, fall_s=4.0, seed=13)
+    seen = first_seen_at(track, 1.5)
+    assert wobble_onset(seen) == pytest.approx(float(seen.t[0]))
+
+
+def test_a_spin_that_wobbled_after_it_was_seen_is_not_dated_back() -> None:
+    """First measured 0.4 s after the release, still sleeping, wobbling 0.5 s later: its onset is read
+    off the circling, not moved into the unseen stretch."""
+    track = spin_path(0.9, growth=2.0, fall_s=2.0, seed=14)
+    got = wobble_onset(first_seen_at(track, 0.4))
+    assert got is not None
+    assert abs(got - (track.release_t + 0.9)) < 0.1
 
 
 def test_the_period_is_measured_from_the_circling() -> None:
@@ -248,3 +280,7 @@ def test_bad_input_says_what_to_fix() -> None:
         WobbleSettings(width_ratio_range=(3.0, 2.0))
     with pytest.raises(ValueError, match="period_range"):
         WobbleSettings(period_range=(0.0, 1.0))
+    with pytest.raises(ValueError, match="unseen_share"):
+        WobbleSettings(unseen_share=1.5)
+    with pytest.raises(ValueError, match="unseen_max_s"):
+        WobbleSettings(unseen_max_s=-0.1)
