@@ -42,6 +42,9 @@ MAX_LENGTH_PX = 240.0
 _WORK_SIDE = 400
 #: the face is the body minus this share at each end (the tip's base and the handle's collar)
 _FACE_INSET = 0.07
+#: a stretch of the width profile at least this share of the body's width is still body (a waist), however
+#: long: the tip's taper and the handle's stem are narrower
+_WAIST = 0.75
 
 
 @dataclass(frozen=True)
@@ -125,31 +128,29 @@ class _Distances:
 def _distance_kernel(image_lab: np.ndarray, bg_lab: np.ndarray, image_blur: np.ndarray, bg_blur: np.ndarray,
                      raw: np.ndarray, shadow: np.ndarray, damped: np.ndarray) -> None:  # pragma: no cover (jit)
     """One pass for what were some thirty array passes. Every step is a float32 operation in the order
-    of the NumPy expressions it replaced (no fused multiply-add), so the numbers are the same to the bit.
-    A background of one pixel is that colour everywhere."""
-    h, w = raw.shape
-    one_bg = bg_lab.shape[0] == 1 and bg_lab.shape[1] == 1
+    of the NumPy expressions it replaced (no fused multiply-add), so the numbers are the same to the bit."""
     one, half, third, quarter = np.float32(1.0), np.float32(0.5), np.float32(1.0 / 3.0), np.float32(0.25)
     lo, hi, slope, base = np.float32(0.22), np.float32(0.97), np.float32(0.2), np.float32(0.05)
-    for y in range(h):
-        for x in range(w):
-            by, bx = (0, 0) if one_bg else (y, x)
+    for y in range(raw.shape[0]):
+        il, bl, ib, bb = image_lab[y], bg_lab[y], image_blur[y], bg_blur[y]
+        raw_row, shadow_row, damped_row = raw[y], shadow[y], damped[y]
+        for x in range(raw.shape[1]):
             # Lightness counts half: exposure drifts and shading move L more than a real object does.
-            dl = (image_lab[y, x, 0] - bg_lab[by, bx, 0]) * half
-            da = image_lab[y, x, 1] - bg_lab[by, bx, 1]
-            db = image_lab[y, x, 2] - bg_lab[by, bx, 2]
+            dl = (il[x, 0] - bl[x, 0]) * half
+            da = il[x, 1] - bl[x, 1]
+            db = il[x, 2] - bl[x, 2]
             d = np.sqrt(dl * dl + da * da + db * db)
             # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
             # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
-            r0 = (np.float32(image_blur[y, x, 0]) + one) / (np.float32(bg_blur[by, bx, 0]) + one)
-            r1 = (np.float32(image_blur[y, x, 1]) + one) / (np.float32(bg_blur[by, bx, 1]) + one)
-            r2 = (np.float32(image_blur[y, x, 2]) + one) / (np.float32(bg_blur[by, bx, 2]) + one)
+            r0 = (np.float32(ib[x, 0]) + one) / (np.float32(bb[x, 0]) + one)
+            r1 = (np.float32(ib[x, 1]) + one) / (np.float32(bb[x, 1]) + one)
+            r2 = (np.float32(ib[x, 2]) + one) / (np.float32(bb[x, 2]) + one)
             m = (r0 + r1 + r2) * third
             spread = max(max(r0, r1), r2) - min(min(r0, r1), r2)
-            s = m > lo and m < hi and spread < slope * m + base
-            raw[y, x] = d
-            shadow[y, x] = s
-            damped[y, x] = d * quarter if s else d
+            s = (m > lo) & (m < hi) & (spread < slope * m + base)
+            raw_row[x] = d
+            shadow_row[x] = s
+            damped_row[x] = d * quarter if s else d
 
 
 def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int,
@@ -159,12 +160,14 @@ def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smoo
     shadow test averages the channels over."""
     il = _lab(image_bgr) if image_lab is None else image_lab
     k = (smooth, smooth)
-    if uniform:
-        bg = np.ascontiguousarray(background_bgr[:1, :1])
-        bg_lab, bg_blur = _lab(bg), bg
+    h, w = image_bgr.shape[:2]
+    if uniform:  # one colour: converted once (a box's worth of copies costs nothing next to the picture's)
+        bg_lab = np.empty((h, w, 3), np.float32)
+        bg_lab[:] = _lab(np.ascontiguousarray(background_bgr[:1, :1]))
+        bg_blur = np.empty((h, w, 3), np.uint8)
+        bg_blur[:] = background_bgr[0, 0]
     else:
         bg_lab, bg_blur = _lab(background_bgr), cv2.blur(background_bgr, k)
-    h, w = image_bgr.shape[:2]
     out = _Distances(np.empty((h, w), np.float32), np.empty((h, w), np.bool_), np.empty((h, w), np.float32))
     _distance_kernel(np.ascontiguousarray(il), bg_lab, cv2.blur(image_bgr, k), bg_blur, out.raw, out.shadow,
                      out.damped)
@@ -417,7 +420,7 @@ def _plausible(m: _Measured | None, body: bool = False) -> bool:
         return False
     if not body:
         return True
-    body_len = (m.body[1] - m.body[0]) / (1.0 - 2 * _FACE_INSET)
+    body_len = (m.core[1] - m.core[0]) / (1.0 - 2 * _FACE_INSET)
     return 0.5 * m.width_px <= body_len <= 2.2 * m.width_px
 
 
@@ -659,10 +662,40 @@ class _Measured:
     tip: tuple[float, float]
     handle: tuple[float, float]
     body: tuple[float, float, float, float]  # t0, t1, w0, w1 in axis coordinates
+    core: tuple[float, float]  # t0, t1 of the body without a waist (for _plausible)
     origin: tuple[float, float]
     u: tuple[float, float]
     confidence: float
     width_px: float
+
+
+def _body_run(width: np.ndarray, wb: float, max_gap: int, waist: bool) -> tuple[int, int] | None:
+    """The longest stretch (first, last bin) of the width profile at (nearly) the body's width ``wb``.
+
+    Gaps of up to ``max_gap`` bins are bridged: a stray notch (a dark letter or sliver lost against the
+    felt) must not split the body. With ``waist``, a longer gap is bridged too while the width stays
+    over _WAIST of the body's: a waist between a wide tip's cap and a collar (or a shadow's bulge) at the
+    other end. Split there, the longer half was taken for the body, and on a blunt tip the handle's side
+    then looked the wider next to it (twin 55005 spin 3: the handle taken for the tip, a 13 px face).
+    """
+    wide = width >= 0.85 * wb
+    body_like = width >= _WAIST * wb
+    runs: list[tuple[int, int]] = []
+    start, end, gap, narrowed = -1, -1, 0, False
+    for i, flag in enumerate(wide):
+        if flag:
+            if start < 0:
+                start = i
+            end, gap, narrowed = i, 0, False
+        elif start >= 0:
+            gap += 1
+            narrowed = narrowed or not (waist and body_like[i])
+            if gap > max_gap and narrowed:
+                runs.append((start, end))
+                start, gap, narrowed = -1, 0, False
+    if start >= 0:
+        runs.append((start, end))
+    return max(runs, key=lambda r: r[1] - r[0]) if runs else None
 
 
 def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
@@ -687,28 +720,16 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     wb = float(np.percentile(width, 90))
     if wb < 4:
         return None
-    # The body is the longest stretch at (nearly) full width. Gaps are bridged: a stray notch (a
-    # dark letter or sliver lost against the felt) must not split it. Outlier pixels (shadow, noise)
-    # do not move it, as they would a convex hull's.
-    wide = width >= 0.85 * wb
+    # The body is the longest stretch at (nearly) full width (_body_run). Outlier pixels (shadow,
+    # noise) do not move it, as they would a convex hull's. Whether the silhouette is a whole dreidel
+    # (_plausible) is judged on the body without its waist: a lone letter's blob has one too.
     max_gap = max(2, int(0.06 * length))
-    runs: list[tuple[int, int]] = []
-    start, end, gap = -1, -1, 0
-    for i, flag in enumerate(wide):
-        if flag:
-            if start < 0:
-                start = i
-            end, gap = i, 0
-        elif start >= 0:
-            gap += 1
-            if gap > max_gap:
-                runs.append((start, end))
-                start, gap = -1, 0
-    if start >= 0:
-        runs.append((start, end))
-    if not runs:
+    core = _body_run(width, wb, max_gap, waist=False)
+    if core is None:
         return None
-    b0, b1 = max(runs, key=lambda r: r[1] - r[0])
+    b0, b1 = _body_run(width, wb, max_gap, waist=True) or core
+    core_inset = _FACE_INSET * (core[1] + 1 - core[0])
+    core_t = (t0 + core[0] + core_inset, t0 + core[1] + 1 - core_inset)
     left, right = width[:b0], width[b1 + 1:]
 
     def end_score(part: np.ndarray) -> float:
@@ -742,7 +763,7 @@ def _measure(xs: np.ndarray, ys: np.ndarray) -> _Measured | None:
     elong = length / max(wb, 1.0)
     shape_ok = min(1.0, max(0.0, (elong - 1.2) / 0.6))
     return _Measured(center=center, axis_deg=axis, length_px=length, tip=tip, handle=handle,
-                     body=(tb0, tb1, w_lo, w_hi), origin=(float(cx), float(cy)),
+                     body=(tb0, tb1, w_lo, w_hi), core=core_t, origin=(float(cx), float(cy)),
                      u=(float(u[0]), float(u[1])), confidence=float(conf_dir * shape_ok), width_px=wb)
 
 
