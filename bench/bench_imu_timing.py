@@ -1,8 +1,8 @@
 """Timing of the IMU's release knock and wobble onset, against the simulators' truth, spin by spin.
 
-    .venv/bin/python bench/bench_imu_timing.py                      # tuning recordings (twin 52001-52008, altsim)
+    .venv/bin/python bench/bench_imu_timing.py                      # every tuning recording with an IMU
     .venv/bin/python bench/bench_imu_timing.py --plot 6 --out /tmp/h14/plots
-    .venv/bin/python bench/bench_imu_timing.py --fusion imu-fall                # the judge's window (adopted)
+    .venv/bin/python bench/bench_imu_timing.py --fusion camera-fall            # the window before session 3
     .venv/bin/python bench/bench_imu_timing.py --rec DIR ...        # any recordings with imu.csv and truth.json
 
 Judging a recording takes the whole vision pipeline; the IMU's part of a verdict is only three queries of
@@ -14,12 +14,14 @@ through the current extractor, fed in the same chunks, and asks the same questio
 A change to ``controller/imu_features.py`` is measured in seconds, not minutes.
 
 The cache holds the camera's part (its release sighting, its fall, its rest): delete it (or pass another
-``--contexts``) after changing the judge or the vision. ``--fusion imu-fall`` replays the window the judge
-uses since it was adopted in session 3: the IMU's fall knock (or the end of its rocking) can end it
-when the camera dated the fall earlier (see ``replay``).
+``--contexts``) after changing the judge or the vision. The default ``--fusion imu-fall`` replays the window
+the judge uses since session 3: the IMU's fall knock (or the end of its rocking) can end it when the camera
+dated the fall earlier (see ``replay``); ``camera-fall`` (formerly ``judge``) ends it at the camera's fall.
 
 It prints, per simulator, the errors of the release, of the wobble onset and of the stable time
-(onset or fall, minus release) for the recorded judge and for the replay, and the worst spins with which
+(onset or fall, minus release) for the recorded judge and for the replay; then the replay's stable-time
+error by renderer and spin kind and by renderer and IMU sample rate, signed (a bias shows as a signed
+median away from 0) and as the share of spins within the goal's 0.15 s; and the worst spins with which
 end is off. ``--plot N`` draws the IMU features around the true onsets of the N worst spins.
 
 Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
@@ -41,7 +43,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.tuning_sets import UNSCORED, context_path, is_heldout, tuning_recordings  # noqa: E402
-from controller.imu_features import ImuFeatureExtractor, local_linear, smooth  # noqa: E402
+from controller.imu_features import ImuFeatureExtractor, smooth  # noqa: E402
 
 QUERIES = ("release_impact", "rocking_onset", "chatter_onset")
 
@@ -113,12 +115,12 @@ class Replay:
 
 
 def replay(rec: Path, ctx: dict[str, Any], make: Any = ImuFeatureExtractor,
-           fusion: str = "judge") -> tuple[list[Replay], ImuFeatureExtractor]:
+           fusion: str = "imu-fall") -> tuple[list[Replay], ImuFeatureExtractor]:
     """Feed ``imu.csv`` as analyze does (0.1 s chunks as frames pass) and ask each verdict's queries again.
 
-    ``fusion="judge"`` asks what the judge asks today; ``"imu-fall"`` lets the search window reach the last
-    rocking the IMU felt before the camera's rest when that is after the camera's fall (the change proposed
-    to the judge).
+    ``fusion="imu-fall"`` asks what the judge asks today: the search window reaches the last rocking the IMU
+    felt before the camera's rest when that is after the camera's fall; ``"camera-fall"`` ends it at the
+    camera's fall (the judge before session 3).
     """
     imu = load_imu(rec)
     ft = frames_t(rec)
@@ -230,6 +232,24 @@ def summarize(name: str, rows: list[dict[str, Any]]) -> None:
         )
 
 
+def breakdown(rows: list[dict[str, Any]], key: str) -> None:
+    """The replay's stable-time error per renderer and ``key`` (``kind`` or ``rate``): signed median (a bias),
+    median and p95 of its size, and the share of spins within the goal's 0.15 s."""
+    print(f"\nby renderer and {key}: n, signed median, |median|, |p95|, within 0.15 s")
+    for sim in ("twin", "altsim"):
+        for value in sorted({r[key] for r in rows if r["sim"] == sim}):
+            e = np.array([r["replay_stable_err"] for r in rows if r["sim"] == sim and r[key] == value])
+            a = np.abs(e)
+            print(f"  {sim:<7} {value!s:<15} {e.size:>4}  {np.median(e):+.3f}  {np.median(a):.3f}"
+                  f"  {np.percentile(a, 95):.3f}  {100.0 * float((a <= 0.15).mean()):5.1f}%")
+
+
+def imu_rate(rec: Path) -> int:
+    """The IMU's sample rate (Hz, rounded) from the first samples of ``imu.csv``."""
+    head = np.loadtxt(rec / "imu.csv", delimiter=",", skiprows=1, max_rows=200, ndmin=2)
+    return int(round(1.0 / float(np.median(np.diff(head[:, 0])))))
+
+
 def plot_spin(path: Path, ex: ImuFeatureExtractor, row: dict[str, Any]) -> None:
     """The gyro's RMS and the energy around the true onset, with the true and found marks (PNG)."""
     from PIL import Image, ImageDraw
@@ -274,12 +294,14 @@ def plot_spin(path: Path, ex: ImuFeatureExtractor, row: dict[str, Any]) -> None:
             p2 = smooth(vals * vals, 20)
             sm = np.log10(np.maximum(np.sqrt(p2), 1e-5))
             d.line([(x(float(t)), y(float(v))) for t, v in zip(ts, sm, strict=True)], fill="red", width=2)
-            # and the growth fitted through its log (rocking_onset's fit_s = 0.3 s), noise added back
-            fit = np.exp(local_linear(ts, np.log(np.maximum(p2 - floor * floor, 0.05**2)), 30))
-            fl = np.log10(np.sqrt(fit + floor * floor))
-            d.line([(x(float(t)), y(float(v))) for t, v in zip(ts, fl, strict=True)], fill="purple", width=2)
+            # and the growth rocking_onset fits through its log (the module's own curve), noise added back
+            noise = ex.gyro_noise_power()
+            curve = ex.rocking_power(t0, t1)
+            if curve is not None:
+                fl = np.log10(np.sqrt(curve[1] + noise))
+                d.line([(x(float(t)), y(float(v))) for t, v in zip(curve[0], fl, strict=True)], fill="purple", width=2)
             for lev, colour in ((0.2, "red"), (0.1, "orange")):
-                yl = y(0.5 * math.log10(lev * lev + floor * floor))
+                yl = y(0.5 * math.log10(lev * lev + noise))
                 d.line([(50, yl), (w_ - 20, yl)], fill=colour)
         d.line([(50, y(math.log10(max(floor, 1e-5)))), (w_ - 20, y(math.log10(max(floor, 1e-5))))], fill="green")
     if tilt is not None and tilt[0].size > 2:
@@ -313,8 +335,8 @@ def main() -> None:
     ap.add_argument("--worst", type=int, default=15, help="list this many worst spins")
     ap.add_argument("--plot", type=int, default=0, help="draw the IMU features of this many worst spins")
     ap.add_argument("--out", type=Path, default=Path("/tmp/h14/plots"))
-    ap.add_argument("--fusion", choices=("judge", "imu-fall"), default="judge",
-                    help="replay the judge's window as it is, or ended by the IMU's landing knock when later")
+    ap.add_argument("--fusion", choices=("imu-fall", "camera-fall"), default="imu-fall",
+                    help="the judge's window (ended by the IMU's landing knock when later), or the camera's fall")
     args = ap.parse_args()
     recs = args.rec if args.rec else tuning_recordings("imu.csv")
     for r in recs:
@@ -335,6 +357,7 @@ def main() -> None:
         reps, ex = replay(r, ctx, fusion=args.fusion)
         extractors[str(r)] = ex
         sim = "altsim" if "alt" in r.parent.name else "twin"
+        rate = imu_rate(r)
         for tr, rp in match_truth(truth, reps):
             s_true = true_stable(tr)
             if tr["kind"] in UNSCORED or s_true is None:
@@ -344,7 +367,7 @@ def main() -> None:
                 "sim": sim, "rec": str(r), "spin": tr["index"], "kind": tr["kind"], "true_release": tr["release_t"],
                 "true_onset": t_onset, "true_end": tr["release_t"] + s_true, "fall_t": rp.fall_t,
                 "judged_onset": rp.verdict["wobble_t"], "replay_onset": rp.onset, "source": rp.source,
-                "judged_source": rp.judged_source,
+                "judged_source": rp.judged_source, "rate": rate,
             }
             v = rp.verdict
             for which, rel, on in (("judged", v["release_t"], v["wobble_t"]), ("replay", rp.release, rp.onset)):
@@ -358,6 +381,8 @@ def main() -> None:
     for sim in ("twin", "altsim"):
         summarize(sim, [r for r in rows if r["sim"] == sim])
     summarize("all", rows)
+    breakdown(rows, "kind")
+    breakdown(rows, "rate")
     worst = sorted(rows, key=lambda r: -abs(r["replay_stable_err"]))[: args.worst]
     print("\nworst spins (replay): stable err = release part + onset part")
     for r in worst:

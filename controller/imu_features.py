@@ -28,6 +28,9 @@ import numpy as np
 from controller.signal_runs import final_rise_first_crossing, largest_rise_first_crossing
 from hardware.imu import ImuBatch, ImuGap, ImuSample
 
+#: the standard normal's 10th percentile, magnitude (for the chi-square quantile of :meth:`gyro_floor`)
+_Z_P10 = 1.2816
+
 
 @dataclass(frozen=True)
 class ImuWindow:
@@ -227,6 +230,26 @@ class ImuFeatureExtractor:
             return 0.05
         self._gyro_floor_cache = max(float(np.percentile(np.fromiter(self._gyro_hist, float), 10)), 1e-4)
         return self._gyro_floor_cache
+
+    def gyro_noise_power(self) -> float:
+        """The mean power ((deg/s)^2) the gyro's own noise adds to a window: what the rocking is measured over.
+
+        :meth:`gyro_floor` is a low percentile (the 10th) of the windows' RMS, so its square falls short of
+        the noise's mean power: a window's power of white noise on three axes is chi-square with three
+        degrees of freedom per sample, and its 10th percentile is 1 - 1.28 sqrt(2 / k) of its mean, give
+        or take (k = 3 x samples per window: 0.82 at 833 Hz, 0.75 at 416 Hz). Taking out only the floor's
+        square left 18-25% of the noise's power in the rocking, a tenth of the level's power on a noisy
+        gyro, so a wobble was dated early (tuning spins: by 0.014 s in the median on the twin, 0.034 s on
+        altsim's 416 Hz tables). The percentile is scaled back to the mean here (Wilson-Hilferty's
+        approximation of the chi-square quantile; a statistical identity, not a fitted constant).
+        """
+        floor = self.gyro_floor()
+        if self._dt is None or self._dt <= 0:
+            return floor * floor
+        k = 3.0 * max(self.window_s / self._dt, 1.0)
+        c = 2.0 / (9.0 * k)
+        ratio = (1.0 - c - _Z_P10 * math.sqrt(c)) ** 3  # the 10th percentile of chi-square(k) / k
+        return floor * floor / max(ratio, 0.25)
 
     def _detect_impacts(self, t: np.ndarray, a_mag: np.ndarray) -> list[Impact]:
         # the local background is the recent vibration (hum or chatter), so a knock must stand out of it:
@@ -499,7 +522,7 @@ class ImuFeatureExtractor:
 
         A sleeping dreidel's tip runs round smoothly and hardly turns the tray; a wobbling one chatters
         and rocks it, and the rocking grows with the lean. The rocking is the rotation rate's RMS over
-        ``smooth_s`` (power averaged, so that the sensor's own noise, ``gyro_floor``, can be taken out of
+        ``smooth_s`` (power averaged, so that the sensor's own noise, ``gyro_noise_power``, can be taken out of
         it exactly); its excess over that noise crosses ``level_dps`` at a lean of a few degrees (and the
         RMS must stand clear of the noise). The level is absolute, a calibration of the tray: on the
         twin's (``hardware.sim.imu``, which altsim reuses) the excess is about 1.7 deg/s x ((lean - 2.5
@@ -554,7 +577,7 @@ class ImuFeatureExtractor:
         raw = np.array([w.gyro for w in wins])
         g2 = smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s))))
         floor = self.gyro_floor()
-        power = g2 - floor * floor  # the rocking's own power: the sensor's noise taken out
+        power = g2 - self.gyro_noise_power()  # the rocking's own power: the sensor's noise taken out
         # and clearly out of the noise, for a noisy gyro whose floor is near the level itself: the
         # averaged RMS of noise alone scatters by about a tenth of the floor, so 1.25 x is 2.5 of those
         # (a higher bar would date a soft tray, whose calibrated level is near the floor, by where its
@@ -583,7 +606,7 @@ class ImuFeatureExtractor:
         raw = np.array([w.gyro for w in wins])
         g = np.sqrt(smooth(raw * raw, max(1, int(round(smooth_s / self.hop_s)))))
         floor = self.gyro_floor()
-        above = np.flatnonzero((g * g - floor * floor > level_dps * level_dps) & (g > 1.6 * floor))
+        above = np.flatnonzero((g * g - self.gyro_noise_power() > level_dps * level_dps) & (g > 1.6 * floor))
         if above.size == 0:
             return None
         gap = max(2, int(round(gap_s / self.hop_s)))
