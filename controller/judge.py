@@ -292,6 +292,13 @@ class _Spin:
     clear_run: int = 0  # frames in a row seen clear of every hand, before ``let_go_t``
 
 
+def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
+    """The distance between two boxes (x, y, w, h); 0 when they touch or overlap."""
+    dx = max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2]), 0.0)
+    dy = max(b[1] - (a[1] + a[3]), a[1] - (b[1] + b[3]), 0.0)
+    return math.hypot(dx, dy)
+
+
 _PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
 
 
@@ -345,7 +352,8 @@ class SpinJudge:
         self._candidate_xy: tuple[float, float] | None = None
         self._last_rest: tuple[float, float, float] | None = None  # x, y, length of the last judged rest
         # recent hand positions (full-res px), to tell when the releasing hand let go
-        self._hands: deque[tuple[float, tuple[tuple[float, float], ...]]] = deque()
+        # every hand seen over the last 2.5 s: (t, ((x, y, box x, box y, box w, box h), ...)) in full-size px
+        self._hands: deque[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]] = deque()
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -433,7 +441,8 @@ class SpinJudge:
             self._set_phase(TablePhase.READY, frame.t, events)
         obs = self.observer.update(tr)
         sc = tr.scale
-        self._hands.append((t, tuple((h.x * sc, h.y * sc) for h in tr.hands)))
+        self._hands.append((t, tuple((h.x * sc, h.y * sc, h.bbox[0] * sc, h.bbox[1] * sc, h.bbox[2] * sc,
+                                      h.bbox[3] * sc) for h in tr.hands)))
         while self._hands and t - self._hands[0][0] > 2.5:
             self._hands.popleft()
         if self._spin is None:
@@ -540,13 +549,22 @@ class SpinJudge:
 
         The camera sees the dreidel only once the fingers have cleared it. The releasing hand is still
         while it lets go and then moves away, so the release is taken as the end of the hand's last
-        still moment before the dreidel was seen. Without a hand (a launcher) it is the first sighting.
+        still moment at the dreidel before the dreidel was seen. Without a hand (a launcher) it is the
+        first sighting.
+
+        The hand is the one nearest the dreidel together with the pieces touching it: an arm seen in two
+        pieces on some frames and whole on others otherwise jumps between centroids (twin 56002). A still
+        moment counts only while the hand is nearer the dreidel than half-way out to where it was when
+        the dreidel was seen: a hand that paused after withdrawing has already let go (twin 55002's
+        upside-down spin, dated 0.33 s late; 56008, 0.22 s).
         """
         track: list[tuple[float, float, float]] = []
         for t, hands in self._hands:
             if seen_t - 2.0 <= t <= seen_t + 1e-9 and hands:
-                hx, hy = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
-                track.append((t, hx, hy))
+                near = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
+                parts = [h for h in hands if h is near or _box_gap(h[2:], near[2:]) <= 8.0]
+                w = sum(h[4] * h[5] for h in parts) or 1.0
+                track.append((t, sum(h[0] * h[4] * h[5] for h in parts) / w, sum(h[1] * h[4] * h[5] for h in parts) / w))
         if len(track) < 5 or seen_t - track[-1][0] > 0.2:
             return seen_t - 0.5 / max(self._fps_est, 1.0)
         ts = np.array([p[0] for p in track])
@@ -559,7 +577,10 @@ class SpinJudge:
         v_end = float(v[tv >= seen_t - 0.12].max()) if np.any(tv >= seen_t - 0.12) else float(v[-1])
         if v_end - v_min < 1e-6:
             return seen_t - 0.5 / max(self._fps_est, 1.0)
-        still = np.flatnonzero(v <= v_min + 0.2 * (v_end - v_min))
+        d = np.hypot(xs - xy[0], ys - xy[1])
+        d_mid = 0.5 * (d[1:] + d[:-1])
+        at_dreidel = d_mid <= float(d_mid.min()) + 0.5 * (float(d[-1]) - float(d_mid.min()))
+        still = np.flatnonzero((v <= v_min + 0.2 * (v_end - v_min)) & at_dreidel)
         # fingers open before the hand starts to move away: the release is a moment before the hand moves
         t_release = float(tv[still[-1]]) - self.settings.hand_lag_s if still.size else seen_t
         return min(max(t_release, seen_t - 1.2), seen_t)

@@ -1,0 +1,52 @@
+"""Dating the release from the releasing hand's path (camera only): the hand's last still moment at the dreidel."""
+
+from __future__ import annotations
+
+from controller.judge import SpinJudge
+
+FPS = 60.0
+DREIDEL = (320.0, 240.0)
+
+
+def _hand(x: float, y: float, w: float = 160.0, h: float = 90.0) -> tuple[float, float, float, float, float, float]:
+    return (x, y, x - w / 2, y - h / 2, w, h)
+
+
+def _release(path: list[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]], seen_t: float) -> float:
+    judge = SpinJudge(None)
+    judge._fps_est = FPS
+    judge._hands.extend(path)
+    return judge._release_from_hand(seen_t, DREIDEL)
+
+
+def _withdraw(t: float, release_t: float, pause: tuple[float, float] | None = None) -> tuple[float, float]:
+    """The palm: still beside the dreidel until a moment (0.08 s) after the fingers opened at ``release_t``,
+    then 1200 px/s away; held still over ``pause``."""
+    moving = max(t - release_t - 0.08, 0.0)
+    if pause is not None and t > pause[0]:
+        moving -= min(t, pause[1]) - pause[0]
+    return (DREIDEL[0] + 90.0 + 1200.0 * moving, DREIDEL[1] + 40.0)
+
+
+def test_a_hand_that_paused_after_withdrawing_had_let_go_already() -> None:
+    """Twin 55002 (upside-down spin) and 54001: the hand let go, withdrew, paused well away from the dreidel,
+    then left; the pause was taken for the fingers opening, 0.25-0.33 s late."""
+    release_t, seen_t = 2.0, 2.5
+    path = [(k / FPS, (_hand(*_withdraw(k / FPS, release_t, pause=(2.25, 2.4))),))
+            for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1)]
+    assert abs(_release(path, seen_t) - release_t) < 0.1
+
+
+def test_an_arm_seen_in_two_pieces_on_some_frames_is_one_hand() -> None:
+    """Twin 56002 spin 3: on some frames the arm was cut in two (hand and forearm), and the nearest piece's
+    centroid jumped 40 px from the whole arm's, before and after the release: those jumps looked like motion
+    (and the piece, nearer the dreidel, like the hand at it). The pieces that touch are one hand."""
+    release_t, seen_t = 2.0, 2.12
+    path = []
+    for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1):
+        t = k / FPS
+        x, y = _withdraw(t, release_t)
+        # on every third frame the same arm is seen in two touching pieces: the palm end and the forearm
+        split = (_hand(x - 40.0, y, w=80.0), _hand(x + 40.0, y, w=80.0))
+        path.append((t, split if k % 3 == 1 else (_hand(x, y),)))
+    assert abs(_release(path, seen_t) - release_t) < 0.1
