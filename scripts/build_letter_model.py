@@ -182,16 +182,25 @@ def cuts(image: np.ndarray, truth_quad: np.ndarray, tip: np.ndarray, handle: np.
     return out
 
 
-def synth_job(job: tuple[int, int, list[str], int, int, bool, bool, bool]) -> list[Sample]:
+def synth_job(job: tuple[int, int, list[str], int, int, bool, str, bool]) -> list[Sample]:
     """``count`` letter_synth stills (a new dreidel every ``per_style`` stills, or every still when 0);
-    ``varied``: also engraved letters, wood grain and other stroke weights (``DreidelStyle.random_varied``);
+    ``styles`` "plain" (``DreidelStyle.random``), "varied": also engraved letters, wood grain and other stroke
+    weights (``DreidelStyle.random_varied``), "finishes": half the dreidels varied, half with the finishes of
+    ``DreidelStyle.random_finished`` (metal with its sheen, faint paint, outlined and brushed letters, harder
+    scenes), so that a stage on them does not forget the others;
     ``small``: three stills in four show a dreidel whose up face is 12-34 px in a 640 x 480 picture (the
     size of a twin recording's resting dreidel, where Gimel's foot is a pixel or two)."""
-    seed, count, fonts, per_style, jitters, training, varied, small = job
+    seed, count, fonts, per_style, jitters, training, styles, small = job
     cv2.setNumThreads(1)  # the pool already uses every core
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
-    new_style = DreidelStyle.random_varied if varied else DreidelStyle.random
+
+    def new_style(rng: np.random.Generator, fonts: list[str]) -> DreidelStyle:
+        if styles == "finishes":
+            make = DreidelStyle.random_finished if rng.random() < 0.5 else DreidelStyle.random_varied
+            return make(rng, fonts)
+        return (DreidelStyle.random_varied if styles == "varied" else DreidelStyle.random)(rng, fonts)
+
     style = new_style(rng, fonts)
     for i in range(count):
         if per_style == 0 or i % per_style == 0:
@@ -255,16 +264,16 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
     """Training samples (unless ``training`` is False) and calibration samples, rendered on ``args.workers`` cores."""
     chunk = 40
     synth, twin_n = (args.synth, args.twin) if training else (0, 0)
-    varied = args.styles == "varied"
     small = args.sizes == "small"
-    jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, varied,
+    jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, args.styles,
                small)
               for k in range((synth + chunk - 1) // chunk)]
     jobs_t = [(TWIN_SEED0 + args.seed * 100_000 + k * chunk, min(chunk, twin_n - k * chunk), args.jitters,
                train_fonts if small else None)
               for k in range((twin_n + chunk - 1) // chunk)]
     # calibration: per held-out dreidel 5 letters x 6 stills (3 to enroll, 3 to query)
-    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, varied, False) for k in range(args.val_styles)]
+    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, args.styles, False)
+              for k in range(args.val_styles)]
     with Pool(args.workers) as pool:
         parts_t = pool.map_async(twin_job, jobs_t, chunksize=1)
         parts_s = pool.map(synth_job, jobs_s, chunksize=1)
@@ -885,8 +894,9 @@ def main() -> None:
     ap.add_argument("--max-threshold", type=float, default=0.95, help="cap on the unreadable threshold")
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered samples in this folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--styles", choices=["plain", "varied"], default="varied",
-                    help="letter_synth dreidels: plain (DreidelStyle.random) or also engraved, grained, bolder")
+    ap.add_argument("--styles", choices=["plain", "varied", "finishes"], default="varied",
+                    help="letter_synth dreidels: plain (DreidelStyle.random), also engraved, grained, bolder (varied), "
+                         "or half of them also metal, faint, outlined, brushed, in harder scenes (finishes)")
     ap.add_argument("--sizes", choices=["any", "small"], default="any",
                     help="any: letter_synth's dreidels 40-150 px long in small pictures; small: mostly 12-34 px faces in "
                          "640x480 pictures, and twin stills in training fonts stored as MJPG stores a frame")

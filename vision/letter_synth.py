@@ -106,6 +106,11 @@ class DreidelStyle:
     stroke: float = 0.0  # stroke weight change, in units of the face's side (+ bolder, - thinner)
     engraved: bool = False  # the letter is cut into the face (darker groove, lit edge) instead of painted
     grain: float = 0.0  # strength of a wood-grain texture on the face (0 = none)
+    # Added for the unseen-renderer gap (session 7); the defaults again draw what the fields above draw.
+    sheen: float = 0.0  # strength of a metal's specular band across the body (0 = none; 1 washes it to white)
+    hollow: bool = False  # the letter is only its outline (a burned or painted contour on wood)
+    soft: float = 0.0  # a hand-brushed letter: ragged, soft-edged strokes (edge noise, in units of the face's side)
+    harsh: bool = False  # the scene is harder to read: steeper tilt, harder light, more blur and noise, lower JPEG
 
     @classmethod
     def random(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
@@ -145,6 +150,41 @@ class DreidelStyle:
             letter = tuple(int(np.clip(c * f, 0, 255)) for c in base.body_bgr)  # type: ignore[assignment]
         return cls(**{**base.__dict__, "stroke": stroke, "engraved": engraved, "grain": grain, "letter_bgr": letter})
 
+    @classmethod
+    def random_finished(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
+        """Like :meth:`random_varied`, and also the finishes of a real dreidel set that the others lack.
+
+        Drawn from what dreidels on sale look like, not from any benchmark's renderer: polished or
+        plated metal (brass, silver, copper, pewter) whose specular band can wash most of the face out,
+        with the letter printed in dark ink or engraved; low-contrast colour pairs (tone-on-tone
+        paint, a faded print); letters only outlined (burned or painted contours on wood);
+        hand-brushed letters with ragged, soft edges; and, on most of them, a harder scene (see
+        ``harsh``)."""
+        base = cls.random_varied(rng, fonts)
+        kind = rng.choice(["metal", "faint", "outline", "brushed", "as_is"], p=[0.3, 0.2, 0.15, 0.2, 0.15])
+        fields: dict[str, object] = {"harsh": bool(rng.random() < 0.6)}
+        if kind == "metal":
+            body = _metal_colour(rng)
+            if rng.random() < 0.35:  # engraved into the metal: a darker groove of the same metal
+                letter = tuple(int(c * rng.uniform(0.3, 0.65)) for c in body)
+                fields.update(engraved=True)
+            else:  # printed ink: dark, or a coloured enamel
+                letter = (_hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.8), rng.uniform(0.05, 0.35))
+                          if rng.random() < 0.7 else _contrasting_colour(rng, body, min_delta=30.0))
+                fields.update(engraved=False)
+            fields.update(body_bgr=body, handle_bgr=body if rng.random() < 0.8 else base.handle_bgr,
+                          letter_bgr=letter, grain=0.0, sheen=float(rng.uniform(0.3, 0.95)), glossy=False)
+        elif kind == "faint":
+            fields.update(letter_bgr=_near_colour(rng, base.body_bgr, float(rng.uniform(10.0, 28.0))),
+                          engraved=False)
+        elif kind == "outline":
+            fields.update(hollow=True, stroke=0.0)
+        elif kind == "brushed":
+            fields.update(soft=float(rng.uniform(0.015, 0.05)), engraved=False)
+        if rng.random() < 0.2:  # any finish may also catch a lamp's sheen (varnish, gloss paint)
+            fields["sheen"] = max(float(fields.get("sheen", 0.0)), float(rng.uniform(0.2, 0.6)))  # type: ignore[arg-type]
+        return cls(**{**base.__dict__, **fields})
+
 
 @dataclass(frozen=True)
 class SynthStill:
@@ -182,6 +222,37 @@ def _random_body_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     if kind == "dark":
         return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.6), rng.uniform(0.12, 0.3))
     return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.15), rng.uniform(0.85, 1.0))
+
+
+def _metal_colour(rng: np.random.Generator) -> tuple[int, int, int]:
+    """Brass, gold, copper, silver or pewter under a table lamp."""
+    kind = rng.choice(["brass", "copper", "silver", "pewter"], p=[0.4, 0.15, 0.3, 0.15])
+    if kind == "brass":
+        return _hsv_to_bgr(rng.uniform(0.1, 0.15), rng.uniform(0.35, 0.75), rng.uniform(0.55, 0.95))
+    if kind == "copper":
+        return _hsv_to_bgr(rng.uniform(0.03, 0.08), rng.uniform(0.45, 0.75), rng.uniform(0.5, 0.9))
+    if kind == "silver":
+        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0.0, 0.08), rng.uniform(0.65, 0.95))
+    return _hsv_to_bgr(rng.uniform(0.5, 0.7), rng.uniform(0.0, 0.12), rng.uniform(0.4, 0.65))
+
+
+def _near_colour(rng: np.random.Generator, against: tuple[int, int, int], delta: float) -> tuple[int, int, int]:
+    """A colour about ``delta`` (CIE Lab) from ``against``: tone-on-tone paint or a faded print."""
+    ref = _lab_of(against)
+    best: tuple[int, int, int] = against
+    best_err = float("inf")
+    for _ in range(60):
+        step = rng.normal(size=3) * np.array([1.0, 0.6, 0.6])
+        lab = ref + step / (np.linalg.norm(step) + 1e-9) * delta
+        px = np.clip(lab * np.array([255 / 100, 1, 1]), 0, 255).astype(np.uint8).reshape(1, 1, 3)
+        b, g, r = cv2.cvtColor(px, cv2.COLOR_LAB2BGR)[0, 0]
+        cand = (int(b), int(g), int(r))
+        err = abs(float(np.linalg.norm(_lab_of(cand) - ref)) - delta)
+        if err < best_err:
+            best, best_err = cand, err
+        if err < 2.0:
+            break
+    return best
 
 
 def _contrasting_colour(rng: np.random.Generator, against: tuple[int, int, int], min_delta: float
@@ -232,7 +303,7 @@ def _glyph_texture(style: DreidelStyle, letter: Letter, w: int, h: int, rng: np.
     jx = rng.uniform(-0.05, 0.05) * w if jitter else 0.0
     jy = rng.uniform(-0.05, 0.05) * h if jitter else 0.0
     at = ((w - gw) / 2 - x0 + jx, (h - gh) / 2 - y0 + jy)
-    if style.stroke == 0.0 and not style.engraved and style.grain == 0.0:
+    if style.stroke == 0.0 and not style.engraved and style.grain == 0.0 and not style.hollow and style.soft == 0.0:
         draw.text(at, ch, font=font, fill=style.letter_bgr[::-1])
         out = np.asarray(img)[:, :, ::-1].copy()
     else:
@@ -254,6 +325,20 @@ def _varied_face(style: DreidelStyle, font: ImageFont.FreeTypeFont, ch: str, at:
     if k > 0:
         kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * k + 1, 2 * k + 1))
         mask = cv2.dilate(mask, kernel) if style.stroke > 0 else cv2.erode(mask, kernel)
+    if style.hollow:
+        # only the glyph's contour: its ink minus the ink eroded by a line's width (at least 1 px)
+        t = max(1, int(round(rng.uniform(0.025, 0.05) * min(w, h))))
+        kernel = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (2 * t + 1, 2 * t + 1))
+        mask = np.clip(mask - cv2.erode(mask, kernel), 0, 1)
+    if style.soft > 0:
+        # a brush: the stroke's edge wanders (smooth noise moves the ink's level set) and is soft
+        amp = style.soft * min(w, h)
+        cells = (max(2, h // 6), max(2, w // 6))
+        dx = cv2.resize(rng.normal(0, amp, cells).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        dy = cv2.resize(rng.normal(0, amp, cells).astype(np.float32), (w, h), interpolation=cv2.INTER_CUBIC)
+        gx, gy = np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32))
+        mask = cv2.remap(mask, gx + dx, gy + dy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_CONSTANT)
+        mask = cv2.GaussianBlur(mask, (0, 0), max(0.5, 0.4 * amp)) * rng.uniform(0.75, 1.0)
     body = np.empty((h, w, 3), np.float32)
     body[:] = style.body_bgr
     if style.grain > 0:
@@ -292,6 +377,8 @@ def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
     S = s * ss
     lb, lt, lh = style.body_len * S, style.tip_len * S, style.handle_len * S
     tilt = math.radians(rng.uniform(0, 32)) if rng.random() < 0.75 else 0.0
+    if style.harsh and rng.random() < 0.5:  # lying on a steeper face: strongly foreshortened
+        tilt = math.radians(rng.uniform(30, 45))
     fw, sw = S * math.cos(tilt), S * math.sin(tilt)
     wid = fw + sw
     side = 1 if rng.random() < 0.5 else -1  # which side the sliver of the next face shows on
@@ -372,6 +459,19 @@ def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
     d /= np.linalg.norm(d) + 1e-9
     ramp = ((gx - cw / 2) * d[0] + (gy - ch / 2) * d[1]) / max(cw, ch)
     canvas *= (1 + rng.uniform(0.1, 0.5) * ramp)[..., None]
+    if style.harsh:  # a low, hard lamp: a steep fall-off across the dreidel
+        canvas *= np.clip(1 + rng.uniform(0.3, 0.9) * ramp, 0.35, 1.6)[..., None]
+    if style.sheen > 0:
+        # a polished body mirrors the lamp as a band across it: everything under the band, letter too, goes
+        # toward white, so the face keeps only a faint trace of its letter there
+        e = rng.normal(size=2)
+        e /= np.linalg.norm(e) + 1e-9
+        along = ((gx - rng.uniform(cx0, cx0 + lb)) * e[0] + (gy - cy) * e[1]) / S
+        band = np.exp(-0.5 * (along / rng.uniform(0.15, 0.6)) ** 2) * style.sheen
+        streaks = cv2.resize(rng.normal(0, 1, (ch, max(2, cw // 8))).astype(np.float32), (cw, ch),
+                             interpolation=cv2.INTER_LINEAR)  # brushed metal: streaks along the body
+        canvas *= (1 + 0.06 * style.sheen * streaks)[..., None]
+        canvas += (255 - canvas) * np.clip(band, 0, 1)[..., None]
     if style.glossy:
         hx = rng.uniform(cx0, cx0 + lb)
         hy = rng.uniform(face_y0, face_y1)
@@ -419,13 +519,16 @@ def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
     img = img * gain
     bg_out = bg * gain
     blur = rng.uniform(0, 1.1)
+    if style.harsh:  # out of focus or smeared: up to 7% of the face's side (a letter's stroke stays visible)
+        blur = max(blur, rng.uniform(0.5, max(0.6, min(1.8, 0.07 * s))))
     if blur > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), blur)
-    noise = rng.uniform(1, 6)
+    noise = rng.uniform(1, 6) if not style.harsh else rng.uniform(3, 10)
     img = img + rng.normal(0, noise, img.shape)
     img8 = np.clip(img, 0, 255).astype(np.uint8)
-    if rng.random() < 0.7:
-        ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(45, 95))])
+    if rng.random() < 0.7 or style.harsh:
+        quality = int(rng.integers(45, 95)) if not style.harsh else int(rng.integers(30, 80))
+        ok, buf = cv2.imencode(".jpg", img8, [cv2.IMWRITE_JPEG_QUALITY, quality])
         if ok:
             img8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
