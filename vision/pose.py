@@ -32,7 +32,6 @@ import math
 from dataclasses import dataclass
 
 import cv2
-import numba
 import numpy as np
 
 #: the dreidel's expected length in the picture (DESIGN.md: about 40-150 px); blobs far outside are ignored
@@ -124,54 +123,38 @@ class _Distances:
     damped: np.ndarray
 
 
-@numba.njit(cache=True, nogil=True)
-def _distance_kernel(image_lab: np.ndarray, bg_lab: np.ndarray, image_blur: np.ndarray, bg_blur: np.ndarray,
-                     raw: np.ndarray, shadow: np.ndarray, damped: np.ndarray) -> None:  # pragma: no cover (jit)
-    """One pass for what were some thirty array passes. Every step is a float32 operation in the order
-    of the NumPy expressions it replaced (no fused multiply-add), so the numbers are the same to the bit."""
-    one, half, third, quarter = np.float32(1.0), np.float32(0.5), np.float32(1.0 / 3.0), np.float32(0.25)
-    lo, hi, slope, base = np.float32(0.22), np.float32(0.97), np.float32(0.2), np.float32(0.05)
-    for y in range(raw.shape[0]):
-        il, bl, ib, bb = image_lab[y], bg_lab[y], image_blur[y], bg_blur[y]
-        raw_row, shadow_row, damped_row = raw[y], shadow[y], damped[y]
-        for x in range(raw.shape[1]):
-            # Lightness counts half: exposure drifts and shading move L more than a real object does.
-            dl = (il[x, 0] - bl[x, 0]) * half
-            da = il[x, 1] - bl[x, 1]
-            db = il[x, 2] - bl[x, 2]
-            d = np.sqrt(dl * dl + da * da + db * db)
-            # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
-            # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
-            r0 = (np.float32(ib[x, 0]) + one) / (np.float32(bb[x, 0]) + one)
-            r1 = (np.float32(ib[x, 1]) + one) / (np.float32(bb[x, 1]) + one)
-            r2 = (np.float32(ib[x, 2]) + one) / (np.float32(bb[x, 2]) + one)
-            m = (r0 + r1 + r2) * third
-            spread = max(max(r0, r1), r2) - min(min(r0, r1), r2)
-            s = (m > lo) & (m < hi) & (spread < slope * m + base)
-            raw_row[x] = d
-            shadow_row[x] = s
-            damped_row[x] = d * quarter if s else d
-
-
 def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int,
                          image_lab: np.ndarray | None = None, uniform: bool = False) -> _Distances:
     """The colour distance from the background and where it looks like a shadow.
     ``uniform``: the background is one colour (its first pixel's). ``smooth`` (odd) is the box the
     shadow test averages the channels over."""
+    # Channel by channel on 2-D planes: NumPy reduces a 3-long last axis slowly. The sums keep the order
+    # of the per-pixel sums they replaced (L, a, b; then B, G, R), so the numbers are the same to the bit.
     il = _lab(image_bgr) if image_lab is None else image_lab
-    k = (smooth, smooth)
-    h, w = image_bgr.shape[:2]
-    if uniform:  # one colour: converted once (a box's worth of copies costs nothing next to the picture's)
-        bg_lab = np.empty((h, w, 3), np.float32)
-        bg_lab[:] = _lab(np.ascontiguousarray(background_bgr[:1, :1]))
-        bg_blur = np.empty((h, w, 3), np.uint8)
-        bg_blur[:] = background_bgr[0, 0]
+    if uniform:
+        bg_lab = _lab(np.ascontiguousarray(background_bgr[:1, :1]))[0, 0]
+        dl, da, db = (c - v for c, v in zip(cv2.split(il), bg_lab, strict=True))
     else:
-        bg_lab, bg_blur = _lab(background_bgr), cv2.blur(background_bgr, k)
-    out = _Distances(np.empty((h, w), np.float32), np.empty((h, w), np.bool_), np.empty((h, w), np.float32))
-    _distance_kernel(np.ascontiguousarray(il), bg_lab, cv2.blur(image_bgr, k), bg_blur, out.raw, out.shadow,
-                     out.damped)
-    return out
+        dl, da, db = cv2.split(cv2.subtract(il, _lab(background_bgr)))
+    # Lightness counts half: exposure drifts and shading move L more than a real object does.
+    dl *= np.float32(0.5)
+    raw = dl * dl
+    raw += da * da
+    raw += db * db
+    np.sqrt(raw, out=raw)
+    # A shadow darkens every channel by about the same ratio; a real object changes the hue. A
+    # black or grey dreidel on grey felt passes this test too: find_resting_dreidel then keeps it.
+    k = (smooth, smooth)
+    one = np.float32(1.0)
+    if uniform:
+        den: list[np.ndarray | np.float32] = [np.float32(v) + one for v in background_bgr[0, 0]]
+    else:
+        den = [c.astype(np.float32) + one for c in cv2.split(cv2.blur(background_bgr, k))]
+    r0, r1, r2 = ((c.astype(np.float32) + one) / d for c, d in zip(cv2.split(cv2.blur(image_bgr, k)), den, strict=True))
+    mean_ratio = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
+    spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
+    shadow = (mean_ratio > 0.22) & (mean_ratio < 0.97) & (spread < 0.2 * mean_ratio + 0.05)
+    return _Distances(raw, shadow, np.where(shadow, raw * np.float32(0.25), raw))
 
 
 def _felt_region(small_bgr: np.ndarray) -> np.ndarray | None:

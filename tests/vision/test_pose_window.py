@@ -1,4 +1,4 @@
-"""The resting pose's speed-ups give the same outline: the judge's window, the one-pass distance kernel."""
+"""The resting pose's speed-ups give the same outline: the judge's window, the distances computed by plane."""
 
 from __future__ import annotations
 
@@ -70,7 +70,7 @@ def test_the_window_is_right_at_the_pictures_edge_and_with_nothing_in_it() -> No
 
 def reference_distances(image: np.ndarray, background: np.ndarray, smooth: int,
                         uniform: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The distance and shadow test as whole-array NumPy expressions (the code the kernel replaced)."""
+    """The distance and shadow test as whole-array NumPy expressions (the code the planes replaced)."""
     bg_lab = _lab(background[:1, :1]) if uniform else _lab(background)
     d = _lab(image) - bg_lab
     d[..., 0] *= 0.5
@@ -88,7 +88,7 @@ def reference_distances(image: np.ndarray, background: np.ndarray, smooth: int,
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**31), uniform=st.booleans(), smooth=st.sampled_from([3, 5, 9]),
        h=st.integers(8, 60), w=st.integers(8, 60))
-def test_the_distance_kernel_is_the_numpy_expression_to_the_bit(seed: int, uniform: bool, smooth: int,
+def test_the_distances_by_plane_are_the_whole_array_expression_to_the_bit(seed: int, uniform: bool, smooth: int,
                                                                 h: int, w: int) -> None:
     rng = np.random.default_rng(seed)
     background = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
