@@ -211,29 +211,39 @@ def _hsv_to_bgr(h: float, s: float, v: float) -> tuple[int, int, int]:
     return int(b), int(g), int(r)
 
 
+#: body palettes: kind -> (probability, hue, saturation and value ranges in 0-1)
+_BODY_PALETTE: dict[str, tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]] = {
+    "wood": (0.3, (0.05, 0.11), (0.35, 0.7), (0.45, 0.9)),
+    "plastic": (0.4, (0.0, 1.0), (0.5, 1.0), (0.5, 1.0)),
+    "metal": (0.1, (0.1, 0.16), (0.0, 0.5), (0.6, 0.9)),
+    "dark": (0.1, (0.0, 1.0), (0.0, 0.6), (0.12, 0.3)),
+    "light": (0.1, (0.0, 1.0), (0.0, 0.15), (0.85, 1.0)),
+}
+#: brass, gold, copper, silver or pewter under a table lamp
+_METAL_PALETTE: dict[str, tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]] = {
+    "brass": (0.4, (0.1, 0.15), (0.35, 0.75), (0.55, 0.95)),
+    "copper": (0.15, (0.03, 0.08), (0.45, 0.75), (0.5, 0.9)),
+    "silver": (0.3, (0.0, 1.0), (0.0, 0.08), (0.65, 0.95)),
+    "pewter": (0.15, (0.5, 0.7), (0.0, 0.12), (0.4, 0.65)),
+}
+
+
+def _palette_colour(rng: np.random.Generator,
+                    palette: dict[str, tuple[float, tuple[float, float], tuple[float, float], tuple[float, float]]]
+                    ) -> tuple[int, int, int]:
+    """A colour of a kind drawn from ``palette`` (kind first, then hue, saturation and value)."""
+    kind = rng.choice(list(palette), p=[v[0] for v in palette.values()])
+    _, h, sat, val = palette[str(kind)]
+    return _hsv_to_bgr(rng.uniform(*h), rng.uniform(*sat), rng.uniform(*val))
+
+
 def _random_body_colour(rng: np.random.Generator) -> tuple[int, int, int]:
-    kind = rng.choice(["wood", "plastic", "metal", "dark", "light"], p=[0.3, 0.4, 0.1, 0.1, 0.1])
-    if kind == "wood":
-        return _hsv_to_bgr(rng.uniform(0.05, 0.11), rng.uniform(0.35, 0.7), rng.uniform(0.45, 0.9))
-    if kind == "plastic":
-        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0.5, 1.0), rng.uniform(0.5, 1.0))
-    if kind == "metal":
-        return _hsv_to_bgr(rng.uniform(0.1, 0.16), rng.uniform(0.0, 0.5), rng.uniform(0.6, 0.9))
-    if kind == "dark":
-        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.6), rng.uniform(0.12, 0.3))
-    return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0, 0.15), rng.uniform(0.85, 1.0))
+    return _palette_colour(rng, _BODY_PALETTE)
 
 
 def _metal_colour(rng: np.random.Generator) -> tuple[int, int, int]:
     """Brass, gold, copper, silver or pewter under a table lamp."""
-    kind = rng.choice(["brass", "copper", "silver", "pewter"], p=[0.4, 0.15, 0.3, 0.15])
-    if kind == "brass":
-        return _hsv_to_bgr(rng.uniform(0.1, 0.15), rng.uniform(0.35, 0.75), rng.uniform(0.55, 0.95))
-    if kind == "copper":
-        return _hsv_to_bgr(rng.uniform(0.03, 0.08), rng.uniform(0.45, 0.75), rng.uniform(0.5, 0.9))
-    if kind == "silver":
-        return _hsv_to_bgr(rng.uniform(0, 1), rng.uniform(0.0, 0.08), rng.uniform(0.65, 0.95))
-    return _hsv_to_bgr(rng.uniform(0.5, 0.7), rng.uniform(0.0, 0.12), rng.uniform(0.4, 0.65))
+    return _palette_colour(rng, _METAL_PALETTE)
 
 
 def _near_colour(rng: np.random.Generator, against: tuple[int, int, int], delta: float) -> tuple[int, int, int]:
