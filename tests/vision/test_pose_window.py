@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import cv2
 import numpy as np
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from controller.rules.letters import Letter
@@ -29,6 +29,7 @@ def disc(shape: tuple[int, ...], centre: tuple[float, float], radius: float) -> 
 
 
 @settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=712, size=(640, 480), reach=2.0, dx=0.0, dy=0.0)  # a disc so large that there is no window
 @given(seed=st.integers(0, 10_000), size=st.sampled_from([(640, 480), (1280, 720), (480, 360), (960, 540)]),
        reach=st.floats(1.0, 2.0), dx=st.floats(-0.4, 0.4), dy=st.floats(-0.4, 0.4))
 def test_the_judges_window_finds_the_whole_pictures_outline(seed: int, size: tuple[int, int], reach: float,
@@ -40,7 +41,10 @@ def test_the_judges_window_finds_the_whole_pictures_outline(seed: int, size: tup
     radius = max(40.0, reach * s.length_px)
     centre = (s.center[0] + dx * s.length_px, s.center[1] + dy * s.length_px)
     mask = disc(s.image.shape, centre, radius)
-    if s.length_px < 80:  # a large dreidel's disc may cover so much that the window is the whole picture
+    # a disc under 90 px always leaves a window (at every size here the windowed small copy stays under 0.6
+    # of the picture); a larger one may cover so much that the whole picture is as cheap (seed 712 at
+    # 640x480: a 79 px dreidel, reach 2)
+    if radius < 90.0:
         assert _search_window((mask > 0).astype(np.uint8), 2 if size[0] < 800 else 3 if size[0] < 1200 else 4,
                               *size) is not None
     windowed = find_resting_dreidel(s.image, background_bgr=s.background, mask=mask)
