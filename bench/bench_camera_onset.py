@@ -22,11 +22,23 @@ the radius as the 0.35 s window leaves it, against the length, dated on its fitt
 session 6's splitting of the path where the dreidel was unseen); ``period-corrected, first seen``
 (session 6: the radius scaled for the precession's period, a spin over the level from its first frame
 measured dated at that frame); the module (session 7: such a spin dated in the middle of the unseen
-stretch before its first frame, see :mod:`controller.camera_wobble`).
+stretch before its first frame, see :mod:`controller.camera_wobble`); the geometric lever (session 8:
+the module measuring the circling against ``sqrt(length x length_per_width x width)``).
 
 The judge's series start once it has made sure of the release, some 0.35 s after it. A cache made by
 a judge that keeps the frames seen while it made sure (``_Spin.lead_in``) has them as ``lead``; they
-are put in front of the track (``--no-lead`` leaves them out, to compare).
+are put in front of the track (``--no-lead`` leaves them out, to compare). ``--lead-and-shape`` makes
+today's judge keep them while it judges (its verdicts do not change), and the tracked blob's shape per
+frame (angle, length, width, elongation), which the judge does not keep:
+
+    .venv/bin/python bench/bench_camera_onset.py --contexts /tmp/h34/ctx --lead-and-shape --jobs 1 --measures
+
+``--measures`` prints each tilt measure at the true onset (its median and its scatter over the spins,
+per simulator: the circling against the length, against the geometric lever, and the silhouette's
+turning anisotropy) and the onset's signed error by the dreidel's length-to-width ratio. The eighth
+session's finding: the silhouette's anisotropy at 6 degrees is a quarter of what a tilted box shows and
+scatters more than the circling; the circling measured against the length is dated late on dreidels
+long for their width, on both simulators, which the geometric lever (``length_weight`` 0.5) removes.
 
 Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
 the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.
@@ -58,15 +70,66 @@ from controller.imu_features import local_linear  # noqa: E402
 TIMING_CODES = ("short", "wobbled_immediately", "unreadable")
 
 
-def collect(args: tuple[str, str]) -> str:
-    """Judge one recording camera-only (no letters), saving each spin's onset inputs and its verdict."""
-    rec, out = args
+def _blob_shape(tr: Any) -> list[float]:
+    """The tracked blob's (angle deg, length px, width px, elongation, area px^2, merged) in full-resolution px."""
+    d = tr.dreidel
+    if d is None:
+        return [math.nan] * 6
+    return [d.angle_deg, d.length * tr.scale, d.width * tr.scale, d.elongation, d.area * tr.scale**2, float(tr.merged)]
+
+
+def _record_lead_and_shape(judge_mod: Any) -> Callable[[], None]:
+    """Make the judge keep, on each spin, the frames seen while its release was made sure of (``lead_in``:
+    t, x, y, area; ``lead_shape``) and the blob's shape on each frame of its series (``shape``); the
+    verdicts do not change. Returns the undo."""
+    cls = judge_mod.SpinJudge
+    idle, spinning = cls._idle, cls._spinning
+
+    def idle_rec(self: Any, frame: Any, tr: Any, obs: Any, events: Any) -> None:
+        before, candidate = self._spin, self._candidate_t
+        idle(self, frame, tr, obs, events)
+        buf = self.__dict__.setdefault("_bench_lead", [])
+        seen = obs.present and obs.x is not None
+        if before is None and self._spin is not None:
+            if seen:
+                buf.append((frame.t, obs.x, obs.y, obs.area, *_blob_shape(tr)))
+            self._spin.lead_in = [b[:4] for b in buf]
+            self._spin.lead_shape = [list(b[4:]) for b in buf]
+            buf.clear()
+        elif self._spin is None and self._candidate_t is not None:
+            if candidate != self._candidate_t:
+                buf.clear()  # a new candidate release
+            if seen:
+                buf.append((frame.t, obs.x, obs.y, obs.area, *_blob_shape(tr)))
+        else:
+            buf.clear()
+
+    def spinning_rec(self: Any, frame: Any, tr: Any, obs: Any, events: Any) -> None:
+        spin = self._spin
+        n = len(spin.t_obs)
+        spinning(self, frame, tr, obs, events)
+        if len(spin.t_obs) > n:
+            spin.__dict__.setdefault("shape", []).append(_blob_shape(tr))
+
+    cls._idle, cls._spinning = idle_rec, spinning_rec
+
+    def undo() -> None:
+        cls._idle, cls._spinning = idle, spinning
+
+    return undo
+
+
+def collect(args: tuple[str, str, bool]) -> str:
+    """Judge one recording camera-only (no letters), saving each spin's onset inputs and its verdict
+    (with ``args[2]``, also the lead-in frames and the blob's shape, see :func:`_record_lead_and_shape`)."""
+    rec, out, lead_and_shape = args
     import cv2
 
     from controller import judge as judge_mod
     from controller.analyze_cli import analyze_recording
 
     cv2.setNumThreads(1)
+    undo = _record_lead_and_shape(judge_mod) if lead_and_shape else None
     spins: list[dict[str, Any]] = []
     objs: list[Any] = []
     original = judge_mod.SpinJudge._wobble_onset
@@ -83,6 +146,10 @@ def collect(args: tuple[str, str]) -> str:
             "last_length": None if last is None else last.length,
             # the frames seen while the release was being confirmed (the judge's ``_Spin.lead_in``, when it has it)
             "lead": [list(f) for f in getattr(spin, "lead_in", [])],
+            # the tracker blob's shape per frame of ``t`` and of ``lead`` (angle, length, width, elongation,
+            # area, merged), when a collector records it (the judge does not keep it)
+            "shape": [list(f) for f in getattr(spin, "shape", [])],
+            "lead_shape": [list(f) for f in getattr(spin, "lead_shape", [])],
             "settings": {k: getattr(self.settings, k) for k in ("onset_skip_s", "circle_window_s", "circle_level",
                                                                   "circle_hold_s", "circle_gap_s")},
         })
@@ -94,6 +161,8 @@ def collect(args: tuple[str, str]) -> str:
         verdicts, _ = analyze_recording(rec, use_imu=False, use_recognizer=False)
     finally:
         judge_mod.SpinJudge._wobble_onset = original  # type: ignore[method-assign]
+        if undo is not None:
+            undo()
     # the verdict asks for the onset first, then for the interference the watch saw (a touch that came
     # before the onset ends the stable spin): read it from the spin once all is judged
     for s, spin in zip(spins, objs, strict=True):
@@ -103,7 +172,7 @@ def collect(args: tuple[str, str]) -> str:
     return out
 
 
-def collect_all(recs: list[Path], contexts: Path, jobs: int) -> None:
+def collect_all(recs: list[Path], contexts: Path, jobs: int, lead_and_shape: bool = False) -> None:
     """Judge (once) every recording whose context is not cached yet."""
     contexts.mkdir(parents=True, exist_ok=True)
     twin = [r for r in recs if "alt" not in r.parent.name]
@@ -111,7 +180,8 @@ def collect_all(recs: list[Path], contexts: Path, jobs: int) -> None:
     # alternate the simulators, so that an early look at the cache sees both
     order = [r for pair in zip(alt, twin, strict=False) for r in pair]
     order += alt[len(twin):] + twin[len(alt):]
-    todo = [(str(r), str(context_path(contexts, r))) for r in order if not context_path(contexts, r).is_file()]
+    todo = [(str(r), str(context_path(contexts, r)), lead_and_shape) for r in order
+            if not context_path(contexts, r).is_file()]
     if not todo:
         return
     print(f"judging {len(todo)} recordings once (camera only) to record the onset inputs ...", flush=True)
@@ -138,6 +208,9 @@ class Case:
     true_onset: float | None
     true_stable: float
     true_valid: bool
+    #: the blob's shape per frame of ``track`` (angle deg, length, width, elongation, area, merged), NaN
+    #: where the cache has none
+    shape: np.ndarray | None = None
 
 
 def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list[Case]:
@@ -171,8 +244,21 @@ def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list
             )
             cases.append(Case(sim, f"{r.parent.name}/{r.name}", tr["index"], tr["kind"], track, s["onset"],
                               s["touch_t"], verdict, tr["release_t"], tr.get("wobble_t"), float(stable),
-                              bool(tr["valid"])))
+                              bool(tr["valid"]), _shape_of(s, lead.shape[0], track.t.size)))
     return cases
+
+
+def _shape_of(s: dict[str, Any], n_lead: int, n: int) -> np.ndarray | None:
+    """The cached blob shape aligned with the track (lead-in frames first), or None when not cached.
+    A spin re-released after a regrip keeps its series but not the shapes before: those rows are NaN."""
+    body = np.asarray(s.get("shape") or np.empty((0, 6)), float).reshape(-1, 6)
+    if body.shape[0] == 0:
+        return None
+    lead = np.asarray(s.get("lead_shape") or np.empty((0, 6)), float).reshape(-1, 6)[:n_lead]
+    lead = np.vstack([np.full((n_lead - lead.shape[0], 6), np.nan), lead])
+    body = body[-(n - n_lead):] if n > n_lead else body[:0]
+    body = np.vstack([np.full((n - n_lead - body.shape[0], 6), np.nan), body])
+    return np.vstack([lead, body])
 
 
 def stable_of(case: Case, onset: float | None) -> float:
@@ -236,6 +322,86 @@ def score(name: str, cases: list[Case], est: Estimator, worst: int = 0) -> dict[
     return out
 
 
+def _at(t: np.ndarray, v: np.ndarray, t0: float, half_s: float = 0.2) -> float:
+    """``v`` at ``t0`` from a straight line through its log within ``half_s`` (NaN with too few values)."""
+    ok = np.isfinite(v) & (v > 0) & (np.abs(t - t0) <= half_s)
+    if ok.sum() < 6:
+        return math.nan
+    return float(np.exp(np.polyval(np.polyfit(t[ok] - t0, np.log(v[ok]), 1), 0.0)))
+
+
+def silhouette_anisotropy(case: Case, settings: WobbleSettings) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, a)``: the part of the blob's second-moment anisotropy that turns with the precession,
+    times width over length (a tilted box of that length and width shows ``sin(tilt)`` of it).
+
+    The anisotropy ``(e^2 - 1) / (e^2 + 1)`` of the elongation ``e``, as a vector at twice the major
+    axis' angle, less its centred moving average (the picture's perspective stretches a standing dreidel
+    too, but that does not turn with the precession), smoothed like the circling. Needs a cache with
+    the blob's shape (``--lead-and-shape``)."""
+    from controller.camera_wobble import _pieces, smooth, upright_width
+
+    tk, shp = case.track, case.shape
+    assert shp is not None
+    keep = (tk.t >= tk.release_t + settings.skip_s) & (tk.t <= tk.fall_t) & np.isfinite(shp[:, 3])
+    t, e, ang = tk.t[keep], shp[keep, 3], np.radians(shp[keep, 0])
+    vec = (e * e - 1) / (e * e + 1) * np.exp(2j * ang)
+    out = np.full(t.size, np.nan)
+    n = max(3, int(round(settings.window_s * tk.fps)))
+    m = max(3, int(round(settings.smooth_s * tk.fps)))
+    for piece in _pieces(t, settings.blind_s, tk.fps):
+        if piece.size < 8:
+            continue
+        k = min(n, piece.size)
+        v = vec[piece]
+        out[piece] = smooth(np.abs(v - (smooth(v.real, k) + 1j * smooth(v.imag, k))), m)
+    area = tk.area[tk.t >= tk.release_t + settings.skip_s]
+    width = upright_width(area if area.size else tk.area)
+    length = tk.body_length if tk.body_length is not None else settings.length_per_width * width
+    return t, out * width / length
+
+
+def measures(cases: list[Case]) -> None:
+    """Each tilt measure at the true onset (fitted in log over 0.2 s either side), per simulator: its
+    median and its scatter (sd of the log) over the spins; then the onset's signed error by the
+    dreidel's length-to-width ratio, measured against the length and against the geometric lever."""
+    from controller.camera_wobble import body_length, circling_level, upright_width
+
+    by_len, by_geo = WobbleSettings(), WobbleSettings(length_weight=0.5)
+    rows: list[tuple[str, float, float, float, float, float, float]] = []
+    for c in cases:
+        if c.true_onset is None or c.touch_t is not None:
+            continue
+        tk, on = c.track, c.true_onset
+        t1, r1 = circling_level(tk, by_len)
+        t2, r2 = circling_level(tk, by_geo)
+        if t1.size < 10 or not t1[0] + 0.15 < on < t1[-1] - 0.05:
+            continue
+        an = _at(*silhouette_anisotropy(c, by_len), on) if c.shape is not None else math.nan
+        area = tk.area[tk.t >= tk.release_t + by_len.skip_s]
+        ratio = body_length(tk, area, by_len) / upright_width(area)
+        errs = []
+        for ws in (by_len, by_geo):
+            got = wobble_onset(tk, ws)
+            errs.append((got if got is not None and got < tk.fall_t else tk.fall_t) - on)
+        rows.append((c.sim, _at(t1, r1, on), _at(t2, r2, on), an, ratio, errs[0], errs[1]))
+    print("\nat the true onset: median (sd of the log) over the spins; 0.038 is the module's level")
+    for sim in ("twin", "altsim"):
+        sel = [r for r in rows if r[0] == sim]
+        line = f"  {sim:<6} {len(sel):>3} spins"
+        for j, name in ((1, "circling/length"), (2, "circling/geometric lever"), (3, "silhouette anisotropy")):
+            v = np.log([r[j] for r in sel if np.isfinite(r[j]) and r[j] > 0])
+            if v.size:
+                line += f" | {name} {math.exp(float(np.median(v))):.4f} ({float(np.std(v)):.3f}, n {v.size})"
+        print(line)
+    print("onset's signed error (median, s) by length / width: against the length | the geometric lever")
+    for sim in ("twin", "altsim"):
+        for lo, hi in ((0.0, 1.6), (1.6, 1.8), (1.8, 2.1), (2.1, 2.4), (2.4, 9.0)):
+            sel = [r for r in rows if r[0] == sim and lo <= r[4] < hi]
+            if len(sel) >= 3:
+                print(f"  {sim:<6} {lo:.1f}-{hi:.1f} {len(sel):>3} spins: {np.median([r[5] for r in sel]):+.3f} | "
+                      f"{np.median([r[6] for r in sel]):+.3f}")
+
+
 def plot_case(path: Path, case: Case, settings: WobbleSettings) -> None:
     """The circling level (log scale) of one spin with the level line, the true onset and both estimates (PNG)."""
     from PIL import Image, ImageDraw
@@ -282,6 +448,9 @@ def main() -> None:
     ap.add_argument("--worst", type=int, default=0, help="list this many worst spins per estimator")
     ap.add_argument("--cached-only", action="store_true", help="score the recordings already cached, judge none")
     ap.add_argument("--no-lead", action="store_true", help="leave out the frames seen while the release was made sure of")
+    ap.add_argument("--lead-and-shape", action="store_true",
+                    help="when judging, also keep the lead-in frames and the blob's shape (see _record_lead_and_shape)")
+    ap.add_argument("--measures", action="store_true", help="each tilt measure at the true onset, per simulator")
     ap.add_argument("--plot", type=int, default=0, help="draw the circling of this many worst spins (module)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/h20/plots"))
     args = ap.parse_args()
@@ -292,13 +461,15 @@ def main() -> None:
     if args.cached_only:
         recs = [r for r in recs if context_path(args.contexts, r).is_file()]
     else:
-        collect_all(recs, args.contexts, args.jobs)
+        collect_all(recs, args.contexts, args.jobs, args.lead_and_shape)
     cases = load_cases(recs, args.contexts, with_lead=not args.no_lead)
     same = sum(1 for c in cases if legacy(c.track) == c.judged_onset)
     print(f"{len(cases)} spins; the replayed legacy onset equals the judge's on {same}")
     score("judge (recorded)", cases, lambda tk: next(c.judged_onset for c in cases if c.track is tk), args.worst)
     for name, est in candidates().items():
         score(name, cases, est, args.worst)
+    if args.measures:
+        measures(cases)
     if args.plot:
         args.out.mkdir(parents=True, exist_ok=True)
         ws = WobbleSettings()
@@ -321,6 +492,7 @@ def candidates() -> dict[str, Estimator]:
         "length, growth fit": with_settings(period_correction=False, unseen_share=0.0),
         "period-corrected, first seen": with_settings(unseen_share=0.0),
         "unseen middle (module)": with_settings(),
+        "geometric lever (weight 0.5)": with_settings(length_weight=0.5),
     }
 
 

@@ -22,6 +22,7 @@ from controller.camera_wobble import (
     WobbleSettings,
     body_length,
     circling_level,
+    lever,
     precession_period,
     window_gain,
     wobble_onset,
@@ -263,6 +264,39 @@ def test_an_implausible_length_falls_back_on_the_width() -> None:
         assert body_length(odd, odd.area, ws) == pytest.approx(ws.length_per_width * width, rel=1e-6)
 
 
+def test_a_dreidel_long_for_its_width_is_dated_on_the_geometric_lever() -> None:
+    """A dreidel 2.6 widths long (a long handle) whose centroid circles with the lever of the geometric
+    mean of its length and the length typical for its width: measured against that lever
+    (``length_weight`` 0.5) its onset is the true one; measured against the length alone it is late."""
+    geo_px = 70.0
+    width = geo_px / math.sqrt(2.6 * 1.65)
+    base = spin_path(2.0, length_px=geo_px, fall_s=3.6, seed=5)
+    track = CameraTrack(t=base.t, x=base.x, y=base.y, area=base.area * (width / (geo_px / 1.65)) ** 2,
+                        release_t=base.release_t, fall_t=base.fall_t, fps=base.fps, body_length=2.6 * width)
+    geometric = wobble_onset(track, WobbleSettings(length_weight=0.5))
+    length_only = wobble_onset(track, WobbleSettings(length_weight=1.0))
+    assert geometric is not None and length_only is not None
+    assert abs(geometric - 3.0) < 0.08
+    assert length_only - geometric > 0.1
+
+
+@given(st.floats(0.0, 1.0), st.floats(1.25, 3.4), st.floats(8.0, 60.0))
+@settings(max_examples=60, deadline=None)
+def test_the_lever_lies_between_the_length_and_the_typical_length(weight: float, ratio: float, width: float) -> None:
+    area = np.full(30, width * width)
+    track = CameraTrack(t=np.arange(30) / 60.0, x=np.zeros(30), y=np.zeros(30), area=area, release_t=0.0,
+                        fall_t=0.5, fps=60.0, body_length=ratio * width)
+    ws = WobbleSettings(length_weight=weight)
+    typical = ws.length_per_width * width
+    got = lever(track, area, ws)
+    assert min(typical, ratio * width) - 1e-6 <= got <= max(typical, ratio * width) + 1e-6
+    assert lever(track, area, WobbleSettings(length_weight=1.0)) == pytest.approx(ratio * width)
+    assert lever(track, area, WobbleSettings(length_weight=0.0)) == pytest.approx(typical)
+    usual = CameraTrack(t=track.t, x=track.x, y=track.y, area=area, release_t=0.0, fall_t=0.5, fps=60.0,
+                        body_length=typical)
+    assert lever(usual, area, ws) == pytest.approx(typical)
+
+
 def test_too_few_frames_give_no_onset() -> None:
     track = spin_path(0.5, fall_s=0.3)
     assert wobble_onset(track) is None
@@ -284,3 +318,5 @@ def test_bad_input_says_what_to_fix() -> None:
         WobbleSettings(unseen_share=1.5)
     with pytest.raises(ValueError, match="unseen_max_s"):
         WobbleSettings(unseen_max_s=-0.1)
+    with pytest.raises(ValueError, match="length_weight"):
+        WobbleSettings(length_weight=1.2)
