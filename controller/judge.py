@@ -195,7 +195,9 @@ class JudgeSettings:
     ``long_still_s``: still this long is at rest whatever the outline looks like (unless the IMU hears
     a hum). ``circle_*``: the camera's wobble detector (see :mod:`controller.camera_wobble`; ``circle_level`` is the
     circling radius at the rules' wobble as a fraction of the dreidel's length). ``hand_lag_s``:
-    how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`).
+    how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`);
+    ``hand_gone_s``: how long before the dreidel is first seen the releasing hand may have left the picture
+    and still date the release.
     ``hum_line``: with an IMU, a tray whose vibration has a spectral line this many times its median
     power hums (a dreidel sleeps on its tip), so nothing is at rest; ``imu_wait_s``: how long the rest
     waits for late IMU data before the camera decides alone. ``letter_reads`` frames, ``letter_interval_s``
@@ -230,6 +232,7 @@ class JudgeSettings:
     timing_sigma_s: float = 0.08
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
+    hand_gone_s: float = 0.6
     circle_level: float = 0.038
     circle_hold_s: float = 0.2
     circle_gap_s: float = 0.2
@@ -290,6 +293,7 @@ class _Spin:
     after_rest: bool = False  # it began while a judged dreidel lay at rest (no empty tray seen since)
     let_go_t: float | None = None  # when it was first seen clear of every hand (None: a hand still holds it)
     clear_run: int = 0  # frames in a row seen clear of every hand, before ``let_go_t``
+    last_out: bool = False  # last seen outside the tray or cut by the picture's edge
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -297,6 +301,24 @@ def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     dx = max(b[0] - (a[0] + a[2]), a[0] - (b[0] + b[2]), 0.0)
     dy = max(b[1] - (a[1] + a[3]), a[1] - (b[1] + b[3]), 0.0)
     return math.hypot(dx, dy)
+
+
+def _last_still(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, end_t: float, where: np.ndarray | None = None) -> float | None:
+    """The end of the last still moment of a path (times ``ts``, positions ``xs``, ``ys``): where its
+    speed (3-frame smoothed) is within a fifth of the way from its slowest to its fastest over the last
+    0.12 s before ``end_t`` (the speed it moved off at), and ``where`` (one flag per step between frames)
+    allows. None when the path never moved; -inf when it has no still moment where allowed."""
+    v = smooth(np.hypot(np.diff(xs), np.diff(ys)) / np.maximum(np.diff(ts), 1e-3), 3)
+    tv = 0.5 * (ts[1:] + ts[:-1])
+    v_min = float(v.min())
+    v_end = float(v[tv >= end_t - 0.12].max()) if np.any(tv >= end_t - 0.12) else float(v[-1])
+    if v_end - v_min < 1e-6:
+        return None
+    ok = v <= v_min + 0.2 * (v_end - v_min)
+    if where is not None:
+        ok &= where
+    still = np.flatnonzero(ok)
+    return float(tv[still[-1]]) if still.size else -math.inf
 
 
 _PHASE_ORDER = {TablePhase.SPINNING: 1, TablePhase.WOBBLING: 2, TablePhase.FALLING: 3, TablePhase.AT_REST: 4}
@@ -554,35 +576,46 @@ class SpinJudge:
 
         The hand is the one nearest the dreidel together with the pieces touching it: an arm seen in two
         pieces on some frames and whole on others otherwise jumps between centroids (twin 56002). A still
-        moment counts only while the hand is nearer the dreidel than half-way out to where it was when
-        the dreidel was seen: a hand that paused after withdrawing has already let go (twin 55002's
-        upside-down spin, dated 0.33 s late; 56008, 0.22 s).
+        moment counts only while the hand is at the dreidel: nearer it than half-way out to where it was
+        when the dreidel was seen, or with the dreidel's place inside the hand's box. A hand that paused
+        after withdrawing has already let go (twin 55002's upside-down spin, dated 0.33 s late; 56008,
+        0.22 s); an arm reaching in from the picture's edge beyond the dreidel and withdrawing the way it
+        came is at the dreidel while it holds it, though the stub left at the edge is nearer (57008: dated
+        by the hand coming in, 0.57 s early).
+
+        A hand that left the picture up to ``hand_gone_s`` before the dreidel was seen still dates it, if
+        it held still over the dreidel's place: the tracker can follow a piece of the withdrawing hand out
+        of the tray and take up the dreidel only after (twin 57003 spins 3, 5 and 6: 0.3-0.65 s late).
         """
-        track: list[tuple[float, float, float]] = []
+        track: list[tuple[float, float, float, float]] = []  # t, the hand's x, y, its box's gap to the dreidel
         for t, hands in self._hands:
             if seen_t - 2.0 <= t <= seen_t + 1e-9 and hands:
                 near = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
                 parts = [h for h in hands if h is near or _box_gap(h[2:], near[2:]) <= 8.0]
                 w = sum(h[4] * h[5] for h in parts) or 1.0
-                track.append((t, sum(h[0] * h[4] * h[5] for h in parts) / w, sum(h[1] * h[4] * h[5] for h in parts) / w))
-        if len(track) < 5 or seen_t - track[-1][0] > 0.2:
-            return seen_t - 0.5 / max(self._fps_est, 1.0)
+                gap = min(_box_gap(h[2:], (xy[0], xy[1], 0.0, 0.0)) for h in parts)
+                track.append((t, sum(h[0] * h[4] * h[5] for h in parts) / w,
+                              sum(h[1] * h[4] * h[5] for h in parts) / w, gap))
+        fallback = seen_t - 0.5 / max(self._fps_est, 1.0)
+        if len(track) < 5:
+            return fallback
+        gone = seen_t - track[-1][0] > 0.2
+        if gone and seen_t - track[-1][0] > self.settings.hand_gone_s:
+            return fallback
         ts = np.array([p[0] for p in track])
         xs = np.array([p[1] for p in track])
         ys = np.array([p[2] for p in track])
-        v = np.hypot(np.diff(xs), np.diff(ys)) / np.maximum(np.diff(ts), 1e-3)
-        v = smooth(v, 3)
-        tv = 0.5 * (ts[1:] + ts[:-1])
-        v_min = float(v.min())
-        v_end = float(v[tv >= seen_t - 0.12].max()) if np.any(tv >= seen_t - 0.12) else float(v[-1])
-        if v_end - v_min < 1e-6:
-            return seen_t - 0.5 / max(self._fps_est, 1.0)
+        gaps = np.array([p[3] for p in track])
         d = np.hypot(xs - xy[0], ys - xy[1])
         d_mid = 0.5 * (d[1:] + d[:-1])
-        at_dreidel = d_mid <= float(d_mid.min()) + 0.5 * (float(d[-1]) - float(d_mid.min()))
-        still = np.flatnonzero((v <= v_min + 0.2 * (v_end - v_min)) & at_dreidel)
+        over = (gaps[1:] <= 0.0) & (gaps[:-1] <= 0.0)
+        at_dreidel = over if gone else d_mid <= float(d_mid.min()) + 0.5 * (float(d[-1]) - float(d_mid.min()))
+        # how the hand moved as it went: at the end of its track
+        t_still = _last_still(ts, xs, ys, float(ts[-1]) if gone else seen_t, at_dreidel)
+        if t_still is None or (gone and math.isinf(t_still)):
+            return fallback
         # fingers open before the hand starts to move away: the release is a moment before the hand moves
-        t_release = float(tv[still[-1]]) - self.settings.hand_lag_s if still.size else seen_t
+        t_release = t_still - self.settings.hand_lag_s if math.isfinite(t_still) else seen_t
         return min(max(t_release, seen_t - 1.2), seen_t)
 
     def _start_spin(self, release_t: float, events: list[JudgeEvent]) -> _Spin:
@@ -608,12 +641,16 @@ class SpinJudge:
         if spin.vote is not None:
             self._reading(spin, frame, obs, events)
             return
+        # seen in the tray and whole, as a released dreidel is (not a piece of an arm at the edge or beyond)
+        in_view = obs.present and obs.in_tray and not (tr.dreidel is not None and tr.dreidel.edge)
         if (
             obs.present
             and spin.let_go_t is None
             and spin.frames_seen > 0
-            and spin.clear_since is None
-            and frame.t - spin.last_seen_t >= s.regrip_s
+            and (
+                (spin.clear_since is None and frame.t - spin.last_seen_t >= s.regrip_s)
+                or (spin.last_out and in_view and self._jumped(spin, obs))
+            )
         ):
             spin = self._regrip(spin, frame.t, obs, events)
         spin.frames += 1
@@ -621,9 +658,13 @@ class SpinJudge:
             spin.interference.update(tr)
         spin.hand_near.append((frame.t, self._hand_distance(tr, spin)))
         if obs.present and spin.let_go_t is None:
-            spin.clear_run = spin.clear_run + 1 if spin.hand_near[-1][1] > s.held_near else 0
+            # let go: seen clear of every hand, in view (a piece of the hand carried out of the tray or to the
+            # picture's edge is clear of the rest of the hand, and no dreidel: twin 57003 spin 1)
+            spin.clear_run = spin.clear_run + 1 if spin.hand_near[-1][1] > s.held_near and in_view else 0
             if spin.clear_run >= s.held_clear_frames:
                 spin.let_go_t = frame.t
+        if obs.present:
+            spin.last_out = not in_view
         if obs.present:
             if obs.elongation < s.upright_max_elongation:
                 spin.upright_frames += 1
@@ -739,16 +780,36 @@ class SpinJudge:
         self.observer.reset()
         self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, t, events)
 
+    @staticmethod
+    def _jumped(spin: _Spin, obs: Observation) -> bool:
+        """Whether ``obs`` is seen more than two body lengths from where the spin's dreidel was last seen:
+        not the same thing followed on (a dreidel sleeping on the tray's rim flickers in and out of it)."""
+        last = spin.last_obs
+        if last is None or last.x is None or last.y is None or obs.x is None or obs.y is None:
+            return False
+        return math.hypot(obs.x - last.x, obs.y - last.y) > 2.0 * max(obs.length, 10.0)
+
     def _regrip(self, spin: _Spin, t: float, obs: Observation, events: list[JudgeEvent]) -> _Spin:
         """The dreidel reappears from under a hand that never let go of it: it was still held, so the
         spin starts again from the release seen now (same number).
 
         Altsim 820004: the arm's shadow reaching in was taken for a released dreidel; the hand then
         carried the dreidel in, held it down for a second while setting it spinning, and let go. Without
-        this, the spin was dated from the shadow, 2.4 s before its real release.
+        this, the spin was dated from the shadow, 2.4 s before its real release. Likewise a dreidel seen in
+        view after what was followed, never let go, went out of the tray or to the picture's edge.
         """
         xy = (obs.x, obs.y) if obs.x is not None and obs.y is not None else (spin.xs[-1], spin.ys[-1])
         release_t = self._release_from_hand(t, xy)
+        if spin.last_out:
+            # what was followed, never let go, went out of the tray or to the picture's edge: it was the hand
+            # holding the dreidel (fingers and dreidel in one piece apart from the arm), and the dreidel, let
+            # go where that piece stood still before it moved off, is seen now that the track is free (twin
+            # 57003 spin 1: the fingers followed for 1.2 s, the release dated 0.75 s early)
+            ts, xs, ys = np.asarray(spin.t_obs), np.asarray(spin.xs), np.asarray(spin.ys)
+            ok = np.isfinite(xs) & np.isfinite(ys)
+            t_still = _last_still(ts[ok], xs[ok], ys[ok], spin.last_seen_t) if np.count_nonzero(ok) >= 5 else None
+            if t_still is not None and math.isfinite(t_still):
+                release_t = min(max(t_still - self.settings.hand_lag_s, spin.release_t), t)
         fresh = _Spin(spin_id=spin.spin_id, release_t=release_t, last_seen_t=t, confirmed=True,
                       after_rest=spin.after_rest)
         return self._begin(fresh, t, events)

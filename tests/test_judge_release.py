@@ -50,3 +50,26 @@ def test_an_arm_seen_in_two_pieces_on_some_frames_is_one_hand() -> None:
         split = (_hand(x - 40.0, y, w=80.0), _hand(x + 40.0, y, w=80.0))
         path.append((t, split if k % 3 == 1 else (_hand(x, y),)))
     assert abs(_release(path, seen_t) - release_t) < 0.1
+
+
+def test_a_hand_gone_from_the_picture_before_the_dreidel_was_seen_still_dates_it() -> None:
+    """Twin 57003 spins 3, 5 and 6: the hand held still over the dreidel, let go and withdrew out of the
+    picture; the tracker followed a piece of it and took up the dreidel only 0.2-0.35 s after the hand had
+    gone. With no hand left in view the release was dated at that sighting, 0.3-0.65 s late."""
+    release_t, seen_t = 2.0, 2.6
+    path = []
+    for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1):
+        t = k / FPS
+        x, y = _withdraw(t, release_t)
+        # the arm's box covers the dreidel while the hand holds it; from x = 700 it is out of the picture
+        path.append((t, (_hand(x, y, w=220.0),) if x < 700.0 else ()))
+    assert abs(_release(path, seen_t) - release_t) < 0.1
+
+
+def test_a_hand_that_passed_well_away_does_not_date_a_dropped_dreidel() -> None:
+    """A launcher's drop with a hand that paused at the tray's far side and left shortly before: the hand
+    was never over the dreidel, so the release is the first sighting."""
+    seen_t = 2.6
+    path = [(k / FPS, (_hand(DREIDEL[0] + 300.0, DREIDEL[1]),) if k / FPS < 2.2 else ())
+            for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1)]
+    assert abs(_release(path, seen_t) - seen_t) < 0.02
