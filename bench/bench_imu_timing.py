@@ -158,9 +158,14 @@ def replay(rec: Path, ctx: dict[str, Any], make: Any = ImuFeatureExtractor,
             if last is not None:
                 end = max(end, min(last, rest))
         t0, t1 = release + skip, end + 0.1
+        # as the judge: a rocking onset from the felt end on is no onset, and then the chatter's is asked,
+        # in the window that ends at the camera's fall
         onset, source = ex.rocking_onset(t0, t1), "rocking"
+        if onset is not None and onset >= end:
+            onset = None
         if onset is None:
-            onset, source = ex.chatter_onset(t0, t1), "chatter"
+            onset, source = ex.chatter_onset(t0, fall_t + 0.1), "chatter"
+            end = fall_t
         if onset is None:
             source = "camera"
         if onset is not None and onset >= end:
@@ -242,6 +247,43 @@ def breakdown(rows: list[dict[str, Any]], key: str) -> None:
             a = np.abs(e)
             print(f"  {sim:<7} {value!s:<15} {e.size:>4}  {np.median(e):+.3f}  {np.median(a):.3f}"
                   f"  {np.percentile(a, 95):.3f}  {100.0 * float((a <= 0.15).mean()):5.1f}%")
+
+
+def cause(ex: ImuFeatureExtractor, row: dict[str, Any], ring_s: float = 0.45, hover_s: float = 0.1) -> str:
+    """Why a spin's onset is off, as far as the IMU shows it (for spins outside the goal's 0.15 s).
+
+    - ``knock ring``: dated early, within ``ring_s`` of the release, where the release knock still rings;
+    - ``hover``: dated late, and the tray's averaged rocking (0.2 s, no fit) had already reached the level at
+      least ``hover_s`` before the onset and fallen back under it: the lean grazed the rules' 6 degrees
+      (the onset is its first touch) and the fitted growth, which follows the mean lean, crossed later;
+    - ``late, no hover``, ``early``: neither (a grazing lean that never lifted the averaged rocking to the
+      level, a burst of chatter, ...); ``no onset``: the IMU dated none.
+    With ``track.csv`` (the twin's true tilt) the label says whether the lean dipped back under 6 degrees
+    for 0.1 s between its first touch and the onset found (``, tilt dipped``).
+    """
+    on, true_on, rel = row["replay_onset"], row["true_onset"], row["true_release"]
+    if on is None or true_on is None:
+        return "no onset"
+    err = on - true_on
+    if err < 0:
+        return "knock ring" if on - rel < ring_s else "early"
+    label = "late, no hover"
+    curve = ex.rocking_power(true_on - 0.1, on, fit_s=0.0)
+    level2 = ex.rocking_level_dps ** 2
+    if curve is not None:
+        ts, power, _ = curve
+        over = np.flatnonzero((power > level2) & (ts <= on - hover_s))
+        if over.size and np.any(power[over[0]:][ts[over[0]:] < on] < level2):
+            label = "hover"
+    track = Path(row["rec"]) / "track.csv"
+    if track.is_file():
+        tr = np.genfromtxt(track, delimiter=",", names=True)
+        keep = (tr["t"] >= true_on) & (tr["t"] < on)
+        below = np.nan_to_num(tr["tilt_deg"][keep]) < 6.0
+        dt = float(np.median(np.diff(tr["t"]))) if tr["t"].size > 1 else 1.0
+        if below.sum() * dt >= 0.1:
+            label += ", tilt dipped"
+    return label
 
 
 def imu_rate(rec: Path) -> int:
@@ -383,6 +425,15 @@ def main() -> None:
     summarize("all", rows)
     breakdown(rows, "kind")
     breakdown(rows, "rate")
+    off = [r for r in rows if abs(r["replay_stable_err"]) > 0.15]
+    for r in off:
+        r["cause"] = cause(extractors[r["rec"]], r)
+    print(f"\nspins off by more than 0.15 s, by cause (see cause()): {len(off)}")
+    for sim in ("twin", "altsim"):
+        for label in sorted({r["cause"] for r in off if r["sim"] == sim}):
+            group = [r for r in off if r["sim"] == sim and r["cause"] == label]
+            kinds = ", ".join(f"{k} {sum(r['kind'] == k for r in group)}" for k in sorted({r["kind"] for r in group}))
+            print(f"  {sim:<7} {label:<28} {len(group):>3}  ({kinds})")
     worst = sorted(rows, key=lambda r: -abs(r["replay_stable_err"]))[: args.worst]
     print("\nworst spins (replay): stable err = release part + onset part")
     for r in worst:
