@@ -575,27 +575,37 @@ class SpinJudge:
         first sighting.
 
         The hand is the one nearest the dreidel together with the pieces touching it: an arm seen in two
-        pieces on some frames and whole on others otherwise jumps between centroids (twin 56002). A still
+        pieces on some frames and whole on others otherwise jumps between centroids (twin 56002). Once
+        picked, the same hand is followed while it is seen within a tenth of its size of where it was on
+        the frame before: a withdrawing arm otherwise hands over to another blob left nearer the dreidel,
+        whose stillness was taken for the fingers opening (altsim 860006 spin 1, 0.26 s late). A still
         moment counts only while the hand is at the dreidel: nearer it than half-way out to where it was
-        when the dreidel was seen, or with the dreidel's place inside the hand's box. A hand that paused
-        after withdrawing has already let go (twin 55002's upside-down spin, dated 0.33 s late; 56008,
-        0.22 s); an arm reaching in from the picture's edge beyond the dreidel and withdrawing the way it
-        came is at the dreidel while it holds it, though the stub left at the edge is nearer (57008: dated
-        by the hand coming in, 0.57 s early).
+        when the dreidel was seen. A hand that paused after withdrawing has already let go (twin 55002's
+        upside-down spin, dated 0.33 s late; 56008, 0.22 s).
 
         A hand that left the picture up to ``hand_gone_s`` before the dreidel was seen still dates it, if
-        it held still over the dreidel's place: the tracker can follow a piece of the withdrawing hand out
-        of the tray and take up the dreidel only after (twin 57003 spins 3, 5 and 6: 0.3-0.65 s late).
+        it held still with its box over the dreidel's place: the tracker can follow a piece of the
+        withdrawing hand out of the tray and take up the dreidel only after (twin 57003 spins 3, 5 and 6:
+        0.3-0.65 s late).
         """
         track: list[tuple[float, float, float, float]] = []  # t, the hand's x, y, its box's gap to the dreidel
+        prev: tuple[float, float, float] | None = None
         for t, hands in self._hands:
             if seen_t - 2.0 <= t <= seen_t + 1e-9 and hands:
                 near = min(hands, key=lambda h: math.hypot(h[0] - xy[0], h[1] - xy[1]))
+                if prev is not None:
+                    px, py, reach = prev
+                    same = min(hands, key=lambda h: math.hypot(h[0] - px, h[1] - py))
+                    if math.hypot(same[0] - px, same[1] - py) <= reach:
+                        near = same
                 parts = [h for h in hands if h is near or _box_gap(h[2:], near[2:]) <= 8.0]
                 w = sum(h[4] * h[5] for h in parts) or 1.0
                 gap = min(_box_gap(h[2:], (xy[0], xy[1], 0.0, 0.0)) for h in parts)
                 track.append((t, sum(h[0] * h[4] * h[5] for h in parts) / w,
                               sum(h[1] * h[4] * h[5] for h in parts) / w, gap))
+                prev = (near[0], near[1], 0.1 * max(near[4], near[5]))
+            elif seen_t - 2.0 <= t <= seen_t + 1e-9:
+                prev = None
         fallback = seen_t - 0.5 / max(self._fps_est, 1.0)
         if len(track) < 5:
             return fallback

@@ -73,3 +73,17 @@ def test_a_hand_that_passed_well_away_does_not_date_a_dropped_dreidel() -> None:
     path = [(k / FPS, (_hand(DREIDEL[0] + 300.0, DREIDEL[1]),) if k / FPS < 2.2 else ())
             for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1)]
     assert abs(_release(path, seen_t) - seen_t) < 0.02
+
+
+def test_the_withdrawing_hand_is_followed_past_a_still_blob_left_nearer_the_dreidel() -> None:
+    """Altsim 860006 spin 1: as the arm withdrew, another blob below the dreidel (a piece of the other
+    arm, still) came to be nearer the dreidel than the arm; taken for the releasing hand, its stillness
+    was read as the fingers opening, 0.26 s late. The hand picked is followed while it is seen."""
+    release_t, seen_t = 2.0, 2.4
+    still_blob = _hand(DREIDEL[0], DREIDEL[1] + 220.0, w=100.0, h=60.0)
+    path = []
+    for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1):
+        t = k / FPS
+        x, y = _withdraw(t, release_t)
+        path.append((t, (_hand(x, y, w=300.0, h=160.0), still_blob)))
+    assert abs(_release(path, seen_t) - release_t) < 0.1
