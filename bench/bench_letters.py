@@ -15,7 +15,10 @@ unreadable rate, the confusion matrix, a reliability table of the confidence (an
 calibration error), the tip-direction accuracy, and the median ms per still (pose + letter, one core).
 
 Usage: .venv/bin/python bench/bench_letters.py [--set twin|synth|altsim|both|all] [--dreidels 20] [--queries 2]
-(``both`` = twin + synth, ``all`` adds altsim; altsim renders about 5 s per dreidel.)
+       [--twin-seed0 N] [--synth-seed0 N] [--altsim-seed0 N]
+(``both`` = twin + synth, ``all`` adds altsim; altsim renders about 5 s per dreidel. The seed options pick
+another tuning range, e.g. an earlier session's held-out fonts, ``--synth-seed0 98000000``; held-out seeds are
+refused.)
 """
 
 from __future__ import annotations
@@ -53,6 +56,18 @@ HELDOUT_SYNTH_SEED0 = 99_000_000
 HELDOUT_ALTSIM_SEED0 = 890_000
 #: altsim seeds from here on are held out (the recordings of bench/eval_unseen.py and the stills above)
 HELDOUT_ALTSIM_FLOOR = 880_000
+#: still seeds held out for the closing table (twin 8.2M-8.99M, synth 99M and up): --*-seed0 may not reach them
+HELDOUT_STILL_RANGES = ((8_200_000, 9_000_000), (99_000_000, 10**12))
+
+
+def tuning_seed0(seed0: int, dreidels: int, spread: int) -> int:
+    """``seed0`` if the ``dreidels`` dreidels from it (each using up to ``spread`` seeds) stay clear of the held-out
+    still seeds; else exit saying so."""
+    hi = seed0 + (dreidels + 1) * spread
+    for lo_h, hi_h in HELDOUT_STILL_RANGES:
+        if seed0 < hi_h and hi > lo_h:
+            raise SystemExit(f"seeds {seed0}-{hi} reach the held-out stills ({lo_h}-{hi_h}): pick a tuning range")
+    return seed0
 
 
 class Still:
@@ -197,9 +212,22 @@ def main() -> None:
     ap.add_argument("--queries", type=int, default=2, help="query stills per dreidel and letter")
     ap.add_argument("--model", type=Path, default=None, help="another letter model (.onnx with its .json)")
     ap.add_argument("--heldout", action="store_true", help="the held-out seeds instead of the tuning seeds")
+    ap.add_argument("--twin-seed0", type=int, default=None, help=f"first twin seed (tuning; default {TWIN_SEED0})")
+    ap.add_argument("--synth-seed0", type=int, default=None, help=f"first synth seed (tuning; default {SYNTH_SEED0})")
+    ap.add_argument("--altsim-seed0", type=int, default=None, help=f"first altsim seed (tuning; default {ALTSIM_SEED0})")
     args = ap.parse_args()
     twin0, synth0, alt0 = ((HELDOUT_TWIN_SEED0, HELDOUT_SYNTH_SEED0, HELDOUT_ALTSIM_SEED0) if args.heldout
                            else (TWIN_SEED0, SYNTH_SEED0, ALTSIM_SEED0))
+    if args.heldout and (args.twin_seed0, args.synth_seed0, args.altsim_seed0) != (None, None, None):
+        raise SystemExit("--heldout picks its own seeds: leave out --*-seed0")
+    if args.twin_seed0 is not None:  # a twin dreidel d draws seeds up to seed0 + 1000 (d + 1) + 250
+        twin0 = tuning_seed0(args.twin_seed0, args.dreidels, 1000)
+    if args.synth_seed0 is not None:
+        synth0 = tuning_seed0(args.synth_seed0, args.dreidels, 1)
+    if args.altsim_seed0 is not None:
+        if args.altsim_seed0 + args.dreidels > HELDOUT_ALTSIM_FLOOR:
+            raise SystemExit(f"altsim seeds >= {HELDOUT_ALTSIM_FLOOR} are held out: pick a tuning range")
+        alt0 = args.altsim_seed0
     cv2.setNumThreads(1)
     generic = LetterRecognizer.default() if args.model is None else LetterRecognizer(LetterModel.load(args.model))
     if args.set in ("twin", "both", "all"):

@@ -16,9 +16,10 @@
    temperature, the "unreadable" threshold (the lowest at which the letters read stay >= 99.8%
    right and those just above it >= 99%), and the weight and temperature of enrollment (3 taught stills per letter of one dreidel).
 5. Fit the Nun/Gimel thresholds by face size (``letters.json`` ``confusable_bins``) on held-out-font dreidels
-   whose face is 12-34 px (twin stills stored as MJPG stores a frame, and letter_synth stills), read as at
-   run time with the steadiness check: per size bin, just above the most confident wrong Nun/Gimel read,
-   or never read when no threshold is safe (``fit_confusable_bins``).
+   whose face is 12-34 px (twin stills stored as MJPG stores a frame, and letter_synth stills) and, for the
+   last, open-ended bin, letter_synth dreidels whose face is 34-64 px, read as at run time with the steadiness
+   check: per size bin, just above the most confident wrong Nun/Gimel read, or never read when no threshold is
+   safe (``fit_confusable_bins``).
 6. Fit when the taught Nun and Gimel faces of a dreidel may vouch for a small Nun or Gimel that its size refuses
    (``letters.json`` ``taught_faces``): 320 held-out-font dreidels (twin in one scene each, letter_synth), taught
    3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; the margin by which the query
@@ -290,9 +291,15 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
 #: training stills' seeds: the twin's from 6,000,000 + 100,000 x seed, letter_synth's up to about 1,000,000)
 SMALL_TWIN_SEED0 = 6_700_000
 SMALL_SYNTH_SEED0 = 5_000_000
-#: upper edges (px) of the face-size bins whose Nun/Gimel thresholds are fitted; larger faces use the
-#: letters' own thresholds. The smallest faces of a 40 px dreidel are about 12 px
-SMALL_FACE_EDGES = (14.0, 17.0, 20.0, 23.0, 26.0, 30.0, 34.0)
+#: upper edges (px) of the face-size bins whose Nun/Gimel thresholds are fitted; the last bin holds every larger
+#: face. The smallest faces of a 40 px dreidel are about 12 px. Faces of 34 px and more were once left to the
+#: letters' own threshold (0.95); but every face is cut to the same 32 px patch, so a large face shows the
+#: network no more of Gimel's foot than a 34 px one, and a 46 px held-out-font Gimel with a glare spot on it was
+#: read as Nun at 0.985, steady (bench_letters synth 98,000,008; tests/vision/data)
+SMALL_FACE_EDGES = (14.0, 17.0, 20.0, 23.0, 26.0, 30.0, 34.0, math.inf)
+#: the large faces of the last bin: letter_synth dreidels whose face is this wide (px), seeds apart from the others
+LARGE_FACE_PX = (34.0, 64.0)
+LARGE_SYNTH_SEED0 = 5_400_000
 #: a bin's threshold must leave at least this many right Nun/Gimel reads above it (evidence, not luck) ...
 SMALL_FACE_MIN_READS = 20
 #: ... and lie this far above the most confident wrong read in the bin; never above SMALL_FACE_MAX_THRESHOLD
@@ -306,12 +313,13 @@ SmallRow = tuple[float, int, int, float, float]  # (face side px, true letter, b
 
 
 def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
-    """``count`` stills of held-out-font dreidels whose up face is 12-34 px, read by the model at ``model``
-    exactly as at run time (pose -> cut -> network, and the steadiness check): one row per readable face.
+    """``count`` stills of held-out-font dreidels whose up face is 12-34 px (``kind`` "large": 34-64 px), read by
+    the model at ``model`` exactly as at run time (pose -> cut -> network, and the steadiness check): one row per
+    readable face in the size range.
 
     ``kind`` "twin": the digital twin's stills (its camera and light) lettered in a held-out font and stored
     as the table's MJPG stores a frame (JPEG 80-95); "synth": letter_synth's plain and varied dreidels
-    sized so that the face is 12-34 px, with its blur, noise and JPEG."""
+    sized so that the face is 12-34 px, with its blur, noise and JPEG; "large": the same at 34-64 px."""
     from dataclasses import replace as dc_replace
 
     from hardware.sim.dreidel import resolve_style
@@ -337,24 +345,28 @@ def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
             style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
             synth_style = style_of(rng, fonts)
             along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
+            lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
             image = render_still(synth_style, letter, rng, size=(640, 480),
-                                 length_px=float(rng.uniform(12.0, 34.0) * along)).image
+                                 length_px=float(rng.uniform(lo, hi) * along)).image
         pose = find_resting_dreidel(image)
         if pose is None:
             continue
         got = reader.assess(image, pose)
-        if got is not None and got[3] < SMALL_FACE_EDGES[-1]:
+        # each kind speaks for its own sizes (the small ones' rows are what they were before the large bin)
+        if got is not None and (got[3] >= SMALL_FACE_EDGES[-2]) == (kind == "large"):
             best, conf, steady, side = got
             out.append((side, LETTERS.index(letter), best, conf, steady))
     return out
 
 
 def small_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> list[SmallRow]:
-    """The small-face calibration rows (``args.small_faces`` stills, half twin, half letter_synth)."""
+    """The face-size calibration rows (``args.small_faces`` stills, half twin, half letter_synth, and
+    ``args.large_faces`` letter_synth stills with large faces)."""
     chunk = 20
     jobs: list[tuple[str, int, int, list[str], str]] = []
-    for kind, seed0 in (("twin", SMALL_TWIN_SEED0), ("synth", SMALL_SYNTH_SEED0)):
-        n = args.small_faces // 2
+    for kind, seed0, n in (("twin", SMALL_TWIN_SEED0, args.small_faces // 2),
+                           ("synth", SMALL_SYNTH_SEED0, args.small_faces // 2),
+                           ("large", LARGE_SYNTH_SEED0, args.large_faces)):
         jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model)) for k in range(0, n, chunk)]
     # spawned, not forked: the main process has run cv2.dnn by now, and a forked worker can hang on the
     # threads OpenCV started (it did: bench_imu_robustness, 9628278)
@@ -387,7 +399,7 @@ def fit_confusable_bins(rows: list[SmallRow], floor: float, edges: tuple[float, 
         ok = t <= SMALL_FACE_MAX_THRESHOLD and right_above >= SMALL_FACE_MIN_READS
         fitted.append(round(t, 4) if ok else None)
         in_bin = (side >= lo) & (side < hi) & np.isin(truth, confusable)
-        report.append([lo, hi, int(in_bin.sum()), int(sel.sum()), int(wrong.sum()), round(worst, 4),
+        report.append([lo, None if math.isinf(hi) else hi, int(in_bin.sum()), int(sel.sum()), int(wrong.sum()), round(worst, 4),
                        fitted[-1], right_above if ok else 0])
         lo = hi
     # monotone: from the largest bin down, a smaller face needs at least the larger one's threshold
@@ -407,13 +419,16 @@ def calibrate_small_faces(args: argparse.Namespace, held: list[str], side: Path,
     t0 = time.time()
     rows = small_face_rows(args, held, args.out)
     floor = max(calibration.threshold_of(LETTERS.index(x)) for x in (Letter.NUN, Letter.GIMEL))
-    bins, report = fit_confusable_bins(rows, floor)
+    # without large faces the last fitted bin ends at 34 px and larger faces keep the letters' own threshold
+    edges = SMALL_FACE_EDGES if args.large_faces > 0 else SMALL_FACE_EDGES[:-1]
+    bins, report = fit_confusable_bins(rows, floor, edges)
     print(f"small faces: {len(rows)} faces read in {time.time() - t0:.0f} s; Nun/Gimel by face size "
           "(px from-to: N/G faces, read N/G, wrong, worst wrong, threshold, right reads above it):", flush=True)
     for r in report:
-        print(f"  {r[0]:4.0f}-{r[1]:4.0f}: {r[2]:4d} {r[3]:4d} {r[4]:3d} {r[5]:.3f} "
+        print(f"  {r[0]:4.0f}-{'' if r[1] is None else f'{r[1]:4.0f}':4s}: {r[2]:4d} {r[3]:4d} {r[4]:3d} {r[5]:.3f} "
               f"{'never' if r[6] is None else r[6]} {r[7]}", flush=True)
-    meta = {**calibration.meta, "small_faces": args.small_faces, "small_face_bins": report}
+    meta = {**calibration.meta, "small_faces": args.small_faces, "large_faces": args.large_faces,
+            "small_face_bins": report}
     return replace(calibration, confusable_bins=bins, meta=meta)
 
 
@@ -908,6 +923,9 @@ def main() -> None:
     ap.add_argument("--small-faces", type=int, default=1000,
                     help="held-out-font stills with 12-34 px faces on which the Nun/Gimel thresholds by face size are "
                          "fitted (0: none; a Nun or Gimel is then read only on faces of 26 px or more)")
+    ap.add_argument("--large-faces", type=int, default=1500,
+                    help="held-out-font stills with 34-64 px faces on which the last, open-ended face-size bin is "
+                         "fitted (0: none; faces of 34 px or more then keep the letters' own threshold)")
     ap.add_argument("--refit-small-faces", action="store_true",
                     help="keep the network in --out and its calibration, only fit the Nun/Gimel thresholds by face "
                          "size again (--small-faces stills)")

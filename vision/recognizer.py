@@ -41,6 +41,7 @@ several threads at once.
 from __future__ import annotations
 
 import json
+import math
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -167,18 +168,22 @@ def _letter_thresholds(raw: object) -> tuple[float, ...] | None:
 class ConfusableBin:
     """Faces narrower than ``below_px`` (and at least as wide as the previous bin's edge): the confidence a Nun
     or Gimel read must reach there, fitted on held-out fonts rendered at that size (the lowest at which none of
-    them was read as the other letter), or None when no threshold was safe (such a face goes to a judge)."""
+    them was read as the other letter), or None when no threshold was safe (such a face goes to a judge).
+    ``below_px`` is infinite for the last bin of a fit that also covered large faces (every larger face; null in
+    letters.json): a face of any size is cut to the same 32 px patch, so above some size the patch, not the
+    picture, sets how much of Gimel's foot the network sees."""
 
     below_px: float
     threshold: float | None
 
     def to_json(self) -> dict[str, object]:
         """One entry of ``confusable_bins`` in letters.json."""
-        return {"below_px": self.below_px, "threshold": self.threshold}
+        return {"below_px": None if math.isinf(self.below_px) else self.below_px, "threshold": self.threshold}
 
 
 def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
-    """``confusable_bins`` of letters.json (``[{"below_px": 18, "threshold": null}, ...]``, edges rising)."""
+    """``confusable_bins`` of letters.json (``[{"below_px": 18, "threshold": null}, ...]``, edges rising; the last
+    edge may be null: that bin holds every larger face)."""
     if raw is None:
         return None
     if not isinstance(raw, list) or not raw:
@@ -190,9 +195,10 @@ def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
         t = b["threshold"]
         if t is not None and not LETTER_THRESHOLD_FLOOR <= float(t) <= 1.0:
             raise ValueError(f"confusable_bins thresholds must lie in [{LETTER_THRESHOLD_FLOOR}, 1] or be null")
-        bins.append(ConfusableBin(float(b["below_px"]), None if t is None else float(t)))
+        edge = math.inf if b["below_px"] is None else float(b["below_px"])
+        bins.append(ConfusableBin(edge, None if t is None else float(t)))
     if any(b.below_px >= c.below_px for b, c in zip(bins, bins[1:], strict=False)):
-        raise ValueError("confusable_bins must have rising below_px edges")
+        raise ValueError("confusable_bins must have rising below_px edges (only the last may be null: every larger face)")
     return tuple(bins)
 
 
@@ -273,7 +279,8 @@ class Calibration:
 
     def confusable_threshold(self, side_px: float) -> float | None:
         """The confidence a Nun or Gimel read must reach on a face ``side_px`` wide on top of the letter's own
-        threshold (0 above the calibrated sizes), or None when that size is never read."""
+        threshold (0 above the calibrated sizes, unless the last bin is open-ended), or None when that size is
+        never read."""
         if self.confusable_bins is None:
             return 0.0 if side_px >= MIN_CONFUSABLE_SIDE_PX else None
         for b in self.confusable_bins:
