@@ -210,14 +210,15 @@ class ObservationBuilder:
         n = len(self._hist)
         if n < 4:
             return 0.0
-        ts = [h[0] for h in self._hist]
+        # lists rather than generators (it runs every frame), the same sums in the same order
+        ts, xs, ys = zip(*self._hist, strict=True)
         tm = sum(ts) / n
         dt = [t - tm for t in ts]
-        var_t = sum(v * v for v in dt)
+        var_t = sum([v * v for v in dt])
         total = 0.0
-        for k in (1, 2):
-            vals = [h[k] for h in self._hist]
+        for vals in (xs, ys):
             m = sum(vals) / n
-            slope = sum(a * (b - m) for a, b in zip(dt, vals, strict=True)) / var_t if var_t > 0 else 0.0
-            total += sum((b - m - slope * a) ** 2 for a, b in zip(dt, vals, strict=True))
+            dv = [b - m for b in vals]
+            slope = sum([a * d for a, d in zip(dt, dv, strict=True)]) / var_t if var_t > 0 else 0.0
+            total += sum([(d - slope * a) ** 2 for a, d in zip(dt, dv, strict=True)])
         return math.sqrt(total / n)

@@ -127,6 +127,19 @@ def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
     return int(n), labels, stats
 
 
+def _may_be_big(area: int, w: int, h: int, edge: bool, min_len: float, max_len: float) -> bool:
+    """Whether a component of ``area`` pixels in a ``w`` x ``h`` box can pass the size tests that make it a
+    hand in :meth:`DreidelTracker._blobs` (False: it surely cannot, without measuring its moments).
+
+    Its length (4 sigma along the major axis) is at most twice the box's diagonal: no spread of pixel
+    centres along any direction exceeds half their range, and the range is at most the diagonal. The
+    bound is taken 1% short so that rounding in the moments cannot make a difference.
+    """
+    if area > 0.7 * max_len * max_len or (edge and area > 1.5 * min_len * min_len):
+        return True
+    return 2.0 * math.hypot(w, h) >= 0.99 * 1.6 * max_len
+
+
 def _changed_box(raw: np.ndarray) -> tuple[int, int, int, int] | None:
     """The box (x0, y0, x1, y1) of ``raw`` to label: its non-zero pixels and ``_BOX_MARGIN`` around them,
     or None when nothing changed.
@@ -241,7 +254,8 @@ class DreidelTracker:
             a = cv2.cvtColor(small[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
             b = cv2.cvtColor(self._prev_small[y : y + h, x : x + w], cv2.COLOR_BGR2GRAY)
             d = cv2.absdiff(a, b)
-            motion = max(float(d.mean()) - 1.128 * bg.noise, 0.0)
+            # the mean as numpy's d.mean() gives it (an exact sum of whole numbers over the count), cheaper
+            motion = max(cv2.sumElems(d)[0] / d.size - 1.128 * bg.noise, 0.0)
         tray = bg.tray
         in_tray = True
         lost = False
@@ -345,7 +359,11 @@ class DreidelTracker:
             comp = (labels[ly : ly + h, lx : lx + w] == i).astype(np.uint8)
             x, y = lx + ox, ly + oy
             edge = x <= 0 or y <= 0 or x + w >= w_img or y + h >= h_img
-            raw = _shape(cv2.moments(comp, binaryImage=True))
+            # the component's own shape is needed to call it big, unless its size and box rule that out, and
+            # for its measurements unless a shadow is cut off it: measured only when needed (moments are dear)
+            raw = None
+            if _may_be_big(area_raw, w, h, edge, min_len, max_len):
+                raw = _shape(cv2.moments(comp, binaryImage=True))
             big = raw is not None and (
                 raw[5] > 1.6 * max_len
                 or raw[0] > 0.7 * max_len * max_len
@@ -357,6 +375,8 @@ class DreidelTracker:
                 )
             )
             body, cut = (comp, False) if big else self._without_shadow(small, comp, (x, y, w, h), area_raw, min_area)
+            if body is comp and raw is None:
+                raw = _shape(cv2.moments(comp, binaryImage=True))
             shape = raw if body is comp else _shape(cv2.moments(body, binaryImage=True))
             if shape is None or shape[0] < min_area * 0.5:
                 continue
@@ -378,7 +398,9 @@ class DreidelTracker:
             tray = self.background.tray
             if is_hand and tray is not None:
                 inside = cv2.bitwise_and(body, body, mask=tray.mask[y : y + h, x : x + w])
-                overlap = float(np.count_nonzero(inside)) / max(float(np.count_nonzero(body)), 1.0)
+                # the whole component's pixel count is its labelled area
+                n_body = area_raw if body is comp else np.count_nonzero(body)
+                overlap = float(np.count_nonzero(inside)) / max(float(n_body), 1.0)
             out.append(
                 Blob(
                     x=cx + x,
