@@ -12,11 +12,11 @@ import shutil
 from pathlib import Path
 from types import ModuleType
 
-import cv2
 import numpy as np
 import pytest
 
 from controller.rules.letters import Letter
+from tests.vision.test_recognizer_nun_gimel import twin_frames
 from vision.pose import RestPose
 from vision.recognizer import (
     DEFAULT_MODEL,
@@ -34,14 +34,8 @@ NUN, GIMEL = LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL)
 
 def stored_frame(name: str) -> tuple[np.ndarray, RestPose, Letter]:
     """The one still (cut around the dreidel), its pose and its true letter in ``tests/vision/data/<name>.json``."""
-    frame = json.loads((DATA / f"{name}.json").read_text())["frames"][0]
-    p = frame["pose"]
-    pose = RestPose(center=tuple(p["center"]), axis_deg=p["axis_deg"], length_px=p["length_px"],
-                    tip=tuple(p["tip"]), handle=tuple(p["handle"]), face_quad=np.array(p["face_quad"]),
-                    upside_down=None, confidence=p["confidence"], width_px=p["width_px"])
-    image = cv2.imread(str(DATA / frame["image"]), cv2.IMREAD_COLOR)
-    assert image is not None
-    return image, pose, Letter.parse(frame["truth"])
+    image, pose = twin_frames(name)[0]
+    return image, pose, Letter.parse(json.loads((DATA / f"{name}.json").read_text())["frames"][0]["truth"])
 
 
 def test_the_large_gimel_once_read_as_nun_is_refused_for_its_doubt() -> None:
