@@ -675,7 +675,6 @@ class SpinJudge:
                 spin.let_go_t = frame.t
         if obs.present:
             spin.last_out = not in_view
-        if obs.present:
             if obs.elongation < s.upright_max_elongation:
                 spin.upright_frames += 1
             spin.frames_seen += 1
