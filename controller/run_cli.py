@@ -17,7 +17,7 @@ from typing import Any
 
 import click
 
-from controller.clock import Clock, ScaledClock, SystemClock
+from controller.clock import Clock, PacedClock, ScaledClock, SystemClock
 from controller.config import Config, ConfigError, load_config
 from controller.devices import CameraSlot, ImuSlot
 from controller.eventlog import EventLog, EventLogError
@@ -191,6 +191,21 @@ def ensure_password(store: PasswordStore, set_password: bool) -> None:
                    f"`sevivon run --set-password` or {PASSWORD_ENV}.", err=True)
 
 
+def table_clock(config: Config, speed: float) -> Clock:
+    """The table's clock: real time for a real table, simulated time (at most ``speed`` x) for the twin.
+
+    With the twin's camera (or none) simulated time passes only as the table takes frames
+    (:class:`PacedClock`): the world waits for the judge, so every frame is judged at any speed and
+    on a busy machine. A real camera does not wait for anyone, so beside one a simulated IMU lives on
+    real time scaled by ``speed`` (:class:`ScaledClock`) and a slow table skips frames, as it must.
+    """
+    if not config.simulated:
+        return SystemClock()
+    if config.camera.source in ("sim", "none"):
+        return PacedClock(speed)
+    return ScaledClock(speed)
+
+
 def build_session(config: Config, data: Path, clock: Clock, speed: float) -> TableSession:
     """Wire the devices, the judge, the log and the simulated people into one table session."""
     world = None
@@ -276,7 +291,8 @@ def _press(session: TableSession) -> None:
               help="The table's TOML configuration (default: a simulated 10-player table).")
 @click.option("--sim", is_flag=True, help="Use the digital twin for every device, whatever the configuration says.")
 @click.option("--sim-speed", type=click.FloatRange(min=0.05, max=200), default=None,
-              help="How many simulated seconds pass per real second (default: [sim] speed, 1).")
+              help="The most simulated seconds that pass per real second (default: [sim] speed, 1). The "
+                   "simulation slows down when the table cannot judge every camera frame that fast.")
 @click.option("--host", default=None, help="Address to serve on (default: [web] host, 127.0.0.1).")
 @click.option("--port", type=click.IntRange(0, 65535), default=None, help="Port (default: [web] port, 8080; 0 = any).")
 @click.option("--data", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -307,7 +323,7 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
         raise click.ClickException(str(e)) from None
     if set_password:
         return
-    clock: Clock = ScaledClock(speed) if config.simulated else SystemClock()
+    clock = table_clock(config, speed)
     try:
         session = build_session(config, data, clock, speed if config.simulated else 1.0)
     except EventLogError as e:
@@ -331,7 +347,7 @@ def run(config_path: Path | None, sim: bool, sim_speed: float | None, host: str 
                                    "(another program uses the port? try --port)") from None
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     url = f"http://{shown}:{server.server_port}/"
-    mode = f"simulated table at {speed:g}x speed" if config.simulated else "table"
+    mode = f"simulated table at up to {speed:g}x speed" if config.simulated else "table"
     click.echo(f"Sevivon {mode} '{session.table}' (data in {data})")
     click.echo(f"Display:       {url}")
     click.echo(f"Judge console: {url}judge")

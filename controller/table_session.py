@@ -56,7 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.anteclock import AnteClock
-from controller.clock import Clock, SystemClock
+from controller.clock import Clock, PacedClock, SystemClock
 from controller.config import Config
 from controller.devices import CameraSlot, ImuSlot
 from controller.event_words import describe_event
@@ -454,7 +454,12 @@ class TableSession(TableCommands, SimulatedPeople):
             self.speaker.close(wait=False)
 
     def run_forever(self) -> None:
-        """Step until :meth:`stop`. Paces itself to the camera's frame rate on the injected clock."""
+        """Step until :meth:`stop`. Paces itself to the camera's frame rate on the injected clock.
+
+        On the simulated table's :class:`PacedClock` these waits (the camera's for its next frame, the
+        idle poll's without one) are the only thing that moves simulated time, so the twin never runs
+        ahead of the judge: every frame is judged, and a slow host makes a slower table, not a blind one.
+        """
         idle = 0.02 * self.speed  # 20 ms of real time, on the (possibly scaled) table clock
         while not self._stop.is_set():
             if not self.step():
@@ -783,7 +788,7 @@ class TableSession(TableCommands, SimulatedPeople):
                 "spinner": current,
                 "pending_raise": s.pending_raise if s else 0,
                 "ante_after_turn": s.ante_after_turn if s else self.config.table.ante,
-                "clock": {**self.ante_clock.view().to_json(), "speed": self.speed},
+                "clock": {**self.ante_clock.view().to_json(), "speed": self.sim_rate()},
                 "last_spin": last_json,
                 "recent": recent,
                 "invalid_spins": s.invalid_spins if s else 0,
@@ -806,6 +811,15 @@ class TableSession(TableCommands, SimulatedPeople):
                 "prize": self.config.table.prize,
                 "spectators": self.broker.clients,
             }
+
+    def sim_rate(self) -> float:
+        """Table seconds per real second lately (the display counts the ante clock down at this rate).
+
+        A simulated table's :class:`PacedClock` runs at most at ``speed``, slower when the table cannot
+        judge its frames that fast; any other clock runs at ``speed`` exactly.
+        """
+        clock = self.clock
+        return round(clock.rate(), 3) if isinstance(clock, PacedClock) else self.speed
 
     def _stable_of(self, spin_id: str | None) -> float | None:
         value = self._verdict_info.get(spin_id or "", {}).get("stable_s")

@@ -16,8 +16,10 @@ class SimCamera(CameraSource):
 
     Like a real camera with ``queue=False``, ``read()`` waits (on the clock) for the next frame time
     and never returns a stale frame: a reader that falls behind skips frames, and ``Frame.index``
-    shows the gap. With a :class:`~controller.clock.FakeClock` the waits cost nothing; with a
-    :class:`~controller.clock.ScaledClock` the table runs at ``--sim-speed``.
+    shows the gap on a clock that runs on its own (:class:`~controller.clock.ScaledClock`, real time).
+    On the simulated table's :class:`~controller.clock.PacedClock` time passes only while ``read()``
+    waits, so no frame is ever skipped: the world slows down for a slow reader instead, at most
+    ``--sim-speed`` times real time. With a :class:`~controller.clock.FakeClock` the waits cost nothing.
 
     ``fail()`` / ``recover()`` make it behave like an unplugged camera (for testing how the table
     degrades): ``read()`` raises :class:`CameraError` until it recovers. ``lores=(w, h)`` also

@@ -103,6 +103,16 @@ def replay_of_log(data: Path, config: Path, table: str) -> dict[str, Any]:
     return state_to_json(state)
 
 
+def spins_without_a_machine_verdict(data: Path, table: str) -> list[str]:
+    """The table's settled spins (opening spin, spins, invalid spins) that no verdict of the machine judge
+    stands behind: the ones a judge entered by hand because the machine gave no verdict."""
+    with EventLog(data / "events.sqlite", SystemClock()) as log:
+        events = log.events(table)
+    judged = {e.spin_id for e in events if e.name == "note:verdict" and e.actor == "machine" and e.spin_id}
+    return [f"{e.name} by {e.actor}" for e in events
+            if e.name in ("set_first", "spin", "invalid_spin") and e.spin_id not in judged]
+
+
 def spin_ids_in_log(data: Path, table: str) -> set[str]:
     """Every spin id that a rules event of the table refers to."""
     with EventLog(data / "events.sqlite", SystemClock()) as log:

@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from table_process import REPLAY_KEYS, SMALL_TABLE, TableProcess, replay_of_log, spin_ids_in_log
+from table_process import (
+    REPLAY_KEYS,
+    SMALL_TABLE,
+    TableProcess,
+    replay_of_log,
+    spin_ids_in_log,
+    spins_without_a_machine_verdict,
+)
 
 
 def test_sigkill_mid_game_then_resume(tmp_path: Path) -> None:
@@ -39,3 +46,4 @@ def test_sigkill_mid_game_then_resume(tmp_path: Path) -> None:
     assert {k: resumed[k] for k in REPLAY_KEYS} == expected
     assert resumed["spins"] >= before["spins"]
     assert shown <= spin_ids_in_log(data, table), "a spin that was shown is never lost"
+    assert spins_without_a_machine_verdict(data, table) == [], "the machine judge decided every spin"
