@@ -43,6 +43,16 @@ long for their width, on both simulators, which the geometric lever (``length_we
 Both renderers define the truth the same way (``hardware.sim.physics``): ``wobble_t`` is the first moment
 the axis' tilt reaches 6 degrees (``WOBBLE_TILT_DEG``); they differ in the dreidels, cameras and pictures.
 
+Releases (ninth session). The camera-only stable time starts at the release the judge dates from the
+releasing hand (:meth:`SpinJudge._release_from_hand`). ``--collect-releases LOG`` judges recordings
+camera-only and logs every such dating's inputs (the hands seen in the 2 s before the dreidel, where and
+when it was seen) with the truth, one JSON line per recording; ``--releases LOG`` replays the judge's own
+method on them, as it is and with ``JudgeSettings.hand_jitter_k``, and, for the spins of the
+``--contexts`` cache whose release is in the log, scores the onset estimators from each release:
+
+    .venv/bin/python bench/bench_camera_onset.py --collect-releases /tmp/h37/rel.jsonl --rec DIR ...
+    .venv/bin/python bench/bench_camera_onset.py --releases /tmp/h37/rel.jsonl --contexts /tmp/h37/ctx_cam --cached-only
+
 Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
 """
 
@@ -439,6 +449,90 @@ def plot_case(path: Path, case: Case, settings: WobbleSettings) -> None:
     img.save(path)
 
 
+def collect_releases(rec: str) -> str:
+    """Judge one recording camera-only (no letters), logging every release the judge dated from a hand:
+    its inputs, its answer and the recording's truth, as one JSON line."""
+    import cv2
+
+    from controller.analyze_cli import analyze_recording
+    from controller.judge import SpinJudge
+
+    cv2.setNumThreads(1)
+    calls: list[dict[str, Any]] = []
+    original = SpinJudge._release_from_hand
+
+    def logged(self: Any, seen_t: float, xy: tuple[float, float]) -> float:
+        got = original(self, seen_t, xy)
+        calls.append({"seen": seen_t, "xy": list(xy), "rel": got, "fps": self._fps_est,
+                      "hands": [(t, h) for t, h in self._hands if seen_t - 2.0 <= t <= seen_t + 1e-9]})
+        return got
+
+    SpinJudge._release_from_hand = logged  # type: ignore[method-assign]
+    try:
+        analyze_recording(Path(rec), use_imu=False, use_recognizer=False)
+    finally:
+        SpinJudge._release_from_hand = original  # type: ignore[method-assign]
+    truth = json.loads((Path(rec) / "truth.json").read_text())
+    return json.dumps({"rec": rec, "calls": calls, "truth": truth})
+
+
+def replay_release(call: dict[str, Any], settings: Any) -> float:
+    """The judge's :meth:`SpinJudge._release_from_hand` on a logged call, under ``settings`` (it reads
+    only the hands seen, the frame rate and the settings, so it runs on a stand-in for the judge)."""
+    from types import SimpleNamespace
+
+    from controller.judge import SpinJudge
+
+    stand_in = SimpleNamespace(_hands=[(t, tuple(tuple(h) for h in hs)) for t, hs in call["hands"]],
+                               _fps_est=call["fps"], settings=settings)
+    return float(SpinJudge._release_from_hand(stand_in, call["seen"], tuple(call["xy"])))  # type: ignore[arg-type]
+
+
+def releases(log: Path, cases: list[Case], jitter_k: float) -> None:
+    """Release errors, as the judge dates them and with ``hand_jitter_k``, per simulator; then the onset
+    estimators scored on the cached spins from either release."""
+    from controller.judge import JudgeSettings
+
+    variants = {"judge": JudgeSettings(), f"hand_jitter_k {jitter_k:g}": JudgeSettings(hand_jitter_k=jitter_k)}
+    logged: dict[str, list[dict[str, Any]]] = {}
+    errs: dict[tuple[str, str], list[float]] = {}
+    faithful = total = 0
+    for line in log.read_text().splitlines():
+        r = json.loads(line)
+        if is_heldout(Path(r["rec"])):
+            sys.exit(f"{r['rec']}: held-out recordings are not for tuning")
+        logged[f"{Path(r['rec']).parent.name}/{Path(r['rec']).name}"] = r["calls"]
+        sim = "altsim" if "alt" in Path(r["rec"]).parent.name else "twin"
+        for c in r["calls"]:
+            released = [q for q in r["truth"] if q.get("release_t") is not None]
+            tr = min(released, key=lambda q: abs(q["release_t"] - c["rel"]), default=None)
+            if tr is None or abs(tr["release_t"] - c["rel"]) > 1.0:
+                continue
+            for name, st in variants.items():
+                got = replay_release(c, st)
+                if name == "judge":
+                    total += 1
+                    faithful += abs(got - c["rel"]) < 1e-9
+                errs.setdefault((sim, name), []).append(got - tr["release_t"])
+    print(f"releases: {total} logged, the replay gives the judge's own answer on {faithful}")
+    for (sim, name), e in sorted(errs.items()):
+        a = np.asarray(e)
+        print(f"  {sim:<7} {name:<18} n {a.size:>3}  signed median {np.median(a):+.3f} s  |median| {np.median(np.abs(a)):.3f}"
+              f"  |p90| {np.percentile(np.abs(a), 90):.3f}  over 0.1 s: {int((np.abs(a) > 0.1).sum())}")
+    # the onset estimators from each release, on the cached spins whose release is in the log
+    pairs = []
+    for c in cases:
+        call = next((q for q in logged.get(c.rec, []) if abs(q["rel"] - c.track.release_t) < 0.005), None)
+        if call is not None:
+            pairs.append((c, call))
+    print(f"\n{len(pairs)} of {len(cases)} cached spins have their release in the log")
+    for name, st in variants.items():
+        moved = [replace(c, track=replace(c.track, release_t=replay_release(call, st))) for c, call in pairs]
+        for est_name, est in (("module", lambda tk: wobble_onset(tk)),
+                              ("geometric lever (weight 0.5)", lambda tk: wobble_onset(tk, WobbleSettings(length_weight=0.5)))):
+            score(f"{name}, {est_name}", moved, est)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rec", type=Path, nargs="*", default=None, help="recordings (default: the tuning ones)")
@@ -452,7 +546,21 @@ def main() -> None:
     ap.add_argument("--measures", action="store_true", help="each tilt measure at the true onset, per simulator")
     ap.add_argument("--plot", type=int, default=0, help="draw the circling of this many worst spins (module)")
     ap.add_argument("--out", type=Path, default=Path("/tmp/h20/plots"))
+    ap.add_argument("--collect-releases", type=Path, default=None,
+                    help="judge --rec camera-only and append each release dating's inputs to this JSON-lines log")
+    ap.add_argument("--releases", type=Path, default=None,
+                    help="replay the judge's release dating on this log (see --collect-releases)")
+    ap.add_argument("--jitter-k", type=float, default=5.0, help="hand_jitter_k for --releases")
     args = ap.parse_args()
+    if args.collect_releases is not None:
+        for r in args.rec or []:
+            if is_heldout(r):
+                sys.exit(f"{r}: held-out recordings are not for tuning")
+        with ProcessPoolExecutor(args.jobs) as pool, args.collect_releases.open("a") as out:
+            for line in pool.map(collect_releases, [str(r) for r in args.rec or []]):
+                out.write(line + "\n")
+                out.flush()
+        return
     recs = args.rec if args.rec else tuning_recordings("truth.json")
     for r in recs:
         if is_heldout(r):
@@ -472,6 +580,8 @@ def main() -> None:
         score(name, cases, est, args.worst)
     if args.measures:
         measures(cases)
+    if args.releases is not None:
+        releases(args.releases, cases, args.jitter_k)
     if args.plot:
         args.out.mkdir(parents=True, exist_ok=True)
         ws = WobbleSettings()

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from controller.judge import SpinJudge
+import numpy as np
+
+from controller.judge import JudgeSettings, SpinJudge
 
 FPS = 60.0
 DREIDEL = (320.0, 240.0)
@@ -12,8 +14,9 @@ def _hand(x: float, y: float, w: float = 160.0, h: float = 90.0) -> tuple[float,
     return (x, y, x - w / 2, y - h / 2, w, h)
 
 
-def _release(path: list[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]], seen_t: float) -> float:
-    judge = SpinJudge(None)
+def _release(path: list[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]], seen_t: float,
+             settings: JudgeSettings | None = None) -> float:
+    judge = SpinJudge(None, settings=settings)
     judge._fps_est = FPS
     judge._hands.extend(path)
     return judge._release_from_hand(seen_t, DREIDEL)
@@ -87,3 +90,36 @@ def test_the_withdrawing_hand_is_followed_past_a_still_blob_left_nearer_the_drei
         x, y = _withdraw(t, release_t)
         path.append((t, (_hand(x, y, w=300.0, h=160.0), still_blob)))
     assert abs(_release(path, seen_t) - release_t) < 0.1
+
+
+def _eased_arm(release_t: float, seen_t: float, stroke_s: float, reach_px: float) -> list[
+        tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]]:
+    """An arm still beside the dreidel (its centroid jittering by a fraction of a pixel) until a moment
+    (0.08 s) after the fingers opened at ``release_t``, then easing away (a smoothstep over ``stroke_s``
+    to ``reach_px``). Until the dreidel is seen on its own, the arm's blob takes it in, which holds the
+    centroid 30 px towards it: on the frame of the sighting the centroid jumps by that much."""
+    rng = np.random.default_rng(3)
+    path = []
+    for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1):
+        t = k / FPS
+        f = min(max((t - release_t - 0.08) / stroke_s, 0.0), 1.0)
+        merged = -30.0 if t < seen_t - 1e-9 else 0.0
+        jx, jy = rng.uniform(-0.3, 0.3, 2)
+        x = DREIDEL[0] + 90.0 + merged + reach_px * f * f * (3.0 - 2.0 * f) + jx
+        path.append((t, (_hand(x, DREIDEL[1] + 40.0 + jy),)))
+    return path
+
+
+def test_an_arm_easing_away_slowly_is_dated_by_where_it_left_its_own_jitter() -> None:
+    """The unseen renderer's arm withdraws to the picture's edge in one long eased stroke. The speed the
+    hand moved off at (over the last 0.12 s) is mostly the jump of its centroid as the dreidel splits off
+    its blob (3x the speed before, on both renderers), and a slowly easing arm reaches a fifth of that
+    late: its releases were dated 0.08 s late (median; the twin's 0.026 s). With ``hand_jitter_k`` the
+    still moment ends where the speed leaves the hand's own jitter."""
+    release_t, seen_t = 2.0, 2.25
+    path = _eased_arm(release_t, seen_t, stroke_s=0.7, reach_px=420.0)
+    assert _release(path, seen_t) - release_t > 0.04  # the fifth of the exit speed: late
+    assert abs(_release(path, seen_t, JudgeSettings(hand_jitter_k=5.0)) - release_t) < 0.03
+    # a quick stroke (the twin's hand) is dated right either way
+    quick = _eased_arm(release_t, seen_t, stroke_s=0.3, reach_px=200.0)
+    assert abs(_release(quick, seen_t, JudgeSettings(hand_jitter_k=5.0)) - release_t) < 0.03
