@@ -7,7 +7,8 @@ Each recording (it must have truth.json) is judged as ``sevivon analyze`` does (
 ``enroll/`` stills unless ``--no-enroll``), with the recognizer wrapped so that every frame the letter vote
 read is kept. For each truly valid spin the report lists the readings (time after the true rest, letter
 or abstention, confidence, top guess, the face's size in pixels) and the vote's outcome, and sorts a spin
-without a letter into one cause (a spin given the wrong letter is ``WRONG``):
+without a letter into one cause (a spin given the wrong letter is ``WRONG``); it also gives the process CPU
+the vote spent per spin (``vote_cpu_ms``: the pose and the recognizer on every frame it read) and their median:
 
 - ``no_reads``: the vote read no frame (rest never declared, or the dreidel was lost);
 - ``pose``: most readings found no dreidel or no letter on the face, or the face's size jumped by half
@@ -19,6 +20,11 @@ without a letter into one cause (a spin given the wrong letter is ``WRONG``):
   few reads, a disagreeing frame, the mean).
 
 With ``--later`` the frames 0.5, 1 and 2 s after the true rest are read too (did settling matter?).
+With ``--stills`` the stills of the same dreidel with the same letter up are read by the same recognizer
+(altsim: ``<out>/stills/<seed>_<letter>.png`` next to ``rec_<seed>``; twin: the recording's own
+``enroll/<letter>_*.png``, so pass ``--no-enroll`` with it there, or the stills read themselves): a spin
+whose still is unread too is the recognizer's on that dreidel, not the recording's; the tally then splits
+each cause by whether the stills read (``cause/still_read``, ``cause/still_unread``).
 ``--png DIR`` writes, for every spin without a letter or with a wrong one, the frames read with the
 face outline and the network's 32 x 32 input channels, to look at.
 """
@@ -27,7 +33,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -51,6 +59,8 @@ class Read:
     image: np.ndarray
     background: np.ndarray | None
     reading: Any
+    #: the process CPU the judge spent on this reading (pose and recognizer), in seconds
+    cpu_s: float = 0.0
 
 
 class ReadLog:
@@ -66,8 +76,10 @@ class ReadLog:
         log = self
 
         def logged(j: Any, t: float, image: np.ndarray, obs: Any) -> Any:
+            c0 = time.process_time()
             got = log._orig(j, t, image, obs)
-            log.reads.append(Read(t, image.copy(), j.background.full_image, log.last))
+            cpu = time.process_time() - c0
+            log.reads.append(Read(t, image.copy(), j.background.full_image, log.last, cpu))
             return got
 
         def read_wrap(inner_read: Any) -> Any:
@@ -176,7 +188,30 @@ def frames_at(rec: Path, times: list[float]) -> dict[float, np.ndarray]:
     return out
 
 
-def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | None, variants: bool = False) -> list[dict[str, Any]]:
+def same_dreidel_stills(rec: Path, letter: str) -> list[Path]:
+    """The stills of the recording's own dreidel with ``letter`` up (see ``--stills``); [] when none."""
+    if rec.name.startswith("rec_"):  # an altsim recording from bench/eval_unseen.py
+        p = rec.parent / "stills" / f"{rec.name[4:]}_{letter}.png"
+        return [p] if p.is_file() else []
+    return sorted((rec / "enroll").glob(f"{letter}_*.png"))
+
+
+def read_stills(inner: Any, paths: list[Path], letter: str) -> tuple[list[str], int]:
+    """Each still's reading (as the report lists them) and how many read ``letter``."""
+    out, right = [], 0
+    for p in paths:
+        img = cv2.imread(str(p))
+        if img is None:
+            raise SystemExit(f"{p} is not a readable picture: re-render it or drop --stills")
+        got = inner.read(img)
+        right += int(got.letter is not None and got.letter.value == letter)
+        out.append(f"{p.name} {got.letter.value if got.letter else '-'} {got.confidence:.2f} [{top_guess(got)}] "
+                   f"side {face_side(got):.0f}px {got.reason}")
+    return out, right
+
+
+def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | None, variants: bool = False,
+             stills: bool = False) -> list[dict[str, Any]]:
     cv2.setNumThreads(1)
     enroll_dir = rec / "enroll" if enroll and (rec / "enroll").is_dir() else None
     inner, _ = load_recognizer(enroll_dir)
@@ -209,6 +244,7 @@ def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | No
         reads = per_verdict[best]
         row["got"] = None if v.letter is None else v.letter.value
         row["rest_err"] = round(v.rest_t - tr["rest_t"], 3)
+        row["vote_cpu_ms"] = round(1000 * sum(r.cpu_s for r in reads), 1)
         row["reads"] = [
             f"+{r.t - tr['rest_t']:.2f}s {r.reading.letter.value if r.reading.letter else '-'} {r.reading.confidence:.2f} "
             f"[{top_guess(r.reading)}] side {face_side(r.reading):.0f}px {r.reading.reason}"
@@ -236,6 +272,11 @@ def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | No
                 lat.append(f"+{t - tr['rest_t']:.1f}s {got.letter.value if got.letter else '-'} {got.confidence:.2f} "
                            f"[{top_guess(got)}] side {face_side(got):.0f}px")
             row["later"] = lat
+        if stills:
+            paths = same_dreidel_stills(rec, tr["letter"])
+            row["stills"], right = read_stills(inner, paths, tr["letter"])
+            if paths:
+                row["still_split"] = "still_read" if 2 * right > len(paths) else "still_unread"
         if row["cause"] != "read" and png is not None:
             save_png(png, f"{rec.name}_{tr['index']}_{'en' if enroll_dir else 'gen'}",
                      reads)
@@ -251,15 +292,26 @@ def main() -> None:
     ap.add_argument("--later", action="store_true")
     ap.add_argument("--png", type=Path, default=None)
     ap.add_argument("--variants", action="store_true", help="also read each frame without the empty-tray picture")
+    ap.add_argument("--stills", action="store_true", help="also read the stills of the same dreidel and letter")
     args = ap.parse_args()
     tally: dict[str, int] = {}
+    cpu_ms: list[float] = []
     for rec in args.rec:
         if any(part.startswith("heldout") for part in rec.resolve().parts):
             raise SystemExit(f"{rec} is held-out data: not diagnosed")
-        for row in diagnose(rec, not args.no_enroll, not args.no_imu, args.later, args.png, args.variants):
+        for row in diagnose(rec, not args.no_enroll, not args.no_imu, args.later, args.png, args.variants,
+                            args.stills):
             tally[row["cause"]] = tally.get(row["cause"], 0) + 1
+            if "vote_cpu_ms" in row:
+                cpu_ms.append(row["vote_cpu_ms"])
+            if "still_split" in row:
+                key = f"{row['cause']}/{row['still_split']}"
+                tally[key] = tally.get(key, 0) + 1
             print(json.dumps(row))
     print("causes:", json.dumps(tally))
+    if cpu_ms:
+        print(f"the vote's CPU per valid spin (pose + recognizer, all its frames): median {statistics.median(cpu_ms):.1f} ms, "
+              f"max {max(cpu_ms):.1f} ms over {len(cpu_ms)} spins")
 
 
 if __name__ == "__main__":
