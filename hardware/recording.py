@@ -62,6 +62,8 @@ class RecordingWriter:
             raise RecordingError(f"fps must be positive, not {fps}")
         if width <= 0 or height <= 0:
             raise RecordingError(f"frame size must be positive, not {width}x{height}")
+        if not 1 <= int(jpeg_quality) <= 100:
+            raise RecordingError(f"jpeg_quality must be 1-100, not {jpeg_quality}")
         if imu is not None and not {"chip", "rate_hz"} <= set(imu):
             raise RecordingError('imu must be {"chip": ..., "rate_hz": ...} or None')
         self.path = Path(out_dir)
@@ -95,10 +97,16 @@ class RecordingWriter:
         }
         (self.path / "meta.json").write_text(json.dumps(meta, indent=2) + "\n")
         fourcc = cv2.VideoWriter_fourcc(*"MJPG")
-        video = cv2.VideoWriter(str(self.path / "video.avi"), fourcc, self.fps, (self.width, self.height))
+        # OpenCV's own MJPEG writer, not the default (FFmpeg) one: FFmpeg's ignores the quality setting
+        # (set() returns False) and writes every frame at about quality 75, which costs letter reads.
+        video = cv2.VideoWriter(str(self.path / "video.avi"), cv2.CAP_OPENCV_MJPEG, fourcc, self.fps,
+                                (self.width, self.height))
         if not video.isOpened():
             raise RecordingError(f"cannot write {self.path / 'video.avi'}: OpenCV has no MJPG writer here")
-        video.set(cv2.VIDEOWRITER_PROP_QUALITY, self._quality)
+        if not video.set(cv2.VIDEOWRITER_PROP_QUALITY, self._quality):
+            video.release()
+            raise RecordingError(f"cannot write {self.path / 'video.avi'} at JPEG quality {self._quality}: "
+                                 "OpenCV's MJPG writer refused the quality (give 1-100)")
         self._video = video
         self._frames_file = open(self.path / "frames.csv", "w", newline="")  # noqa: SIM115 - closed in close()
         self._frames_csv = csv.writer(self._frames_file)
