@@ -15,10 +15,11 @@ unreadable rate, the confusion matrix, a reliability table of the confidence (an
 calibration error), the tip-direction accuracy, and the median ms per still (pose + letter, one core).
 
 Usage: .venv/bin/python bench/bench_letters.py [--set twin|synth|altsim|both|all] [--dreidels 20] [--queries 2]
-       [--twin-seed0 N] [--synth-seed0 N] [--altsim-seed0 N]
+       [--twin-seed0 N] [--synth-seed0 N] [--altsim-seed0 N] [--model committed M2.onnx ...]
 (``both`` = twin + synth, ``all`` adds altsim; altsim renders about 5 s per dreidel. The seed options pick
 another tuning range, e.g. an earlier session's held-out fonts, ``--synth-seed0 98000000``; held-out seeds are
-refused.)
+refused. With several ``--model``s, each reads the same stills, rendered once, one after the other: a
+before/after on identical queries; ``committed`` names the committed model.)
 """
 
 from __future__ import annotations
@@ -210,7 +211,8 @@ def main() -> None:
     ap.add_argument("--set", choices=["twin", "synth", "altsim", "both", "all"], default="both")
     ap.add_argument("--dreidels", type=int, default=20)
     ap.add_argument("--queries", type=int, default=2, help="query stills per dreidel and letter")
-    ap.add_argument("--model", type=Path, default=None, help="another letter model (.onnx with its .json)")
+    ap.add_argument("--model", nargs="+", default=["committed"],
+                    help="letter models (.onnx with its .json; 'committed': vision/models) read the same stills")
     ap.add_argument("--heldout", action="store_true", help="the held-out seeds instead of the tuning seeds")
     ap.add_argument("--twin-seed0", type=int, default=None, help=f"first twin seed (tuning; default {TWIN_SEED0})")
     ap.add_argument("--synth-seed0", type=int, default=None, help=f"first synth seed (tuning; default {SYNTH_SEED0})")
@@ -229,13 +231,19 @@ def main() -> None:
             raise SystemExit(f"altsim seeds >= {HELDOUT_ALTSIM_FLOOR} are held out: pick a tuning range")
         alt0 = args.altsim_seed0
     cv2.setNumThreads(1)
-    generic = LetterRecognizer.default() if args.model is None else LetterRecognizer(LetterModel.load(args.model))
-    if args.set in ("twin", "both", "all"):
-        evaluate("twin renderer (unseen by the model)", twin_stills(args.dreidels, args.queries, twin0), generic)
-    if args.set in ("synth", "both", "all"):
-        evaluate("own renderer, held-out font families", synth_stills(args.dreidels, args.queries, synth0), generic)
-    if args.set in ("altsim", "all"):
-        evaluate("altsim renderer (never seen by the model)", altsim_stills(args.dreidels, args.queries, alt0), generic)
+    models = [(m, LetterRecognizer.default() if m == "committed" else LetterRecognizer(LetterModel.load(Path(m))))
+              for m in args.model]
+    for name, wanted, make in (("twin renderer (unseen by the model)", ("twin", "both", "all"),
+                                lambda: twin_stills(args.dreidels, args.queries, twin0)),
+                               ("own renderer, held-out font families", ("synth", "both", "all"),
+                                lambda: synth_stills(args.dreidels, args.queries, synth0)),
+                               ("altsim renderer (never seen by the model)", ("altsim", "all"),
+                                lambda: altsim_stills(args.dreidels, args.queries, alt0))):
+        if args.set not in wanted:
+            continue
+        sets = make()
+        for label, generic in models:
+            evaluate(name if len(models) == 1 else f"{name}, model {label}", sets, generic)
 
 
 if __name__ == "__main__":

@@ -183,15 +183,20 @@ def cuts(image: np.ndarray, truth_quad: np.ndarray, tip: np.ndarray, handle: np.
     return out
 
 
-def synth_job(job: tuple[int, int, list[str], int, int, bool, str, bool]) -> list[Sample]:
+def synth_job(job: tuple[int, int, list[str], int, int, bool, str, str]) -> list[Sample]:
     """``count`` letter_synth stills (a new dreidel every ``per_style`` stills, or every still when 0);
     ``styles`` "plain" (``DreidelStyle.random``), "varied": also engraved letters, wood grain and other stroke
     weights (``DreidelStyle.random_varied``), "finishes": half the dreidels varied, half with the finishes of
     ``DreidelStyle.random_finished`` (metal with its sheen, faint paint, outlined and brushed letters, harder
     scenes), so that a stage on them does not forget the others;
     ``small``: three stills in four show a dreidel whose up face is 12-34 px in a 640 x 480 picture (the
-    size of a twin recording's resting dreidel, where Gimel's foot is a pixel or two)."""
-    seed, count, fonts, per_style, jitters, training, styles, small = job
+    size of a twin recording's resting dreidel, where Gimel's foot is a pixel or two);
+    ``sizes`` "confusable" (session 9): Nun and Gimel on six stills in ten, and the sizes and looks where the
+    network confuses them: 12-34 px faces in a 640 x 480 picture on half the stills, 34-64 px faces on a fifth,
+    of which half carry a small glyph (0.35-0.55 of the face: the foot is as small as on a small face), the
+    rest letter_synth's usual sizes; the other letters stay in the mix so that they do not regress."""
+    seed, count, fonts, per_style, jitters, training, styles, sizes = job
+    small = sizes == "small"
     cv2.setNumThreads(1)  # the pool already uses every core
     rng = np.random.default_rng(seed)
     out: list[Sample] = []
@@ -209,10 +214,13 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, str, bool]) -> lis
         letter_idx = (i // max(1, per_style // 5)) % 5 if per_style else int(rng.integers(5))
         size = [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))]
         length = None
+        drawn = style
         if small and rng.random() < 0.75:
             size = (640, 480)
             length = float(rng.uniform(12.0, 34.0) * (style.body_len + style.tip_len + style.handle_len))
-        still = render_still(style, LETTERS[letter_idx], rng, size=size, length_px=length)
+        elif sizes == "confusable":
+            letter_idx, size, length, drawn = confusable_draw(style, letter_idx, rng)
+        still = render_still(drawn, LETTERS[letter_idx], rng, size=size, length_px=length)
         group = seed * 1000 + (i // per_style if per_style else i)
         tip, handle = np.array(still.tip), np.array(still.handle)
         if training:
@@ -227,6 +235,31 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, str, bool]) -> lis
             out.append((t, letter_idx * ORIENTATIONS + orientation_label(tip, handle, pose.face_quad),
                         float(pose.confidence), group))
     return out
+
+
+#: ``--sizes confusable``: the share of stills that show a Nun or a Gimel, one with a 12-34 px face, one with a
+#: 34-64 px face, and, of those, one whose glyph is small for its face
+CONFUSABLE_SHARE = 0.6
+CONFUSABLE_SMALL_FACE = 0.5
+CONFUSABLE_LARGE_FACE = 0.2
+CONFUSABLE_SMALL_GLYPH = 0.5
+
+
+def confusable_draw(style: DreidelStyle, letter_idx: int, rng: np.random.Generator
+                    ) -> tuple[int, tuple[int, int], float | None, DreidelStyle]:
+    """A ``--sizes confusable`` still's letter, picture size, dreidel length (px) and style (see ``synth_job``)."""
+    if rng.random() < CONFUSABLE_SHARE:
+        letter_idx = LETTERS.index(Letter.NUN if rng.random() < 0.5 else Letter.GIMEL)
+    along = style.body_len + style.tip_len + style.handle_len
+    r = rng.random()
+    if r < CONFUSABLE_SMALL_FACE:
+        return letter_idx, (640, 480), float(rng.uniform(12.0, 34.0) * along), style
+    if r < CONFUSABLE_SMALL_FACE + CONFUSABLE_LARGE_FACE:
+        drawn = style
+        if rng.random() < CONFUSABLE_SMALL_GLYPH:  # a thin print on a big face: the foot is a pixel or two again
+            drawn = replace(style, glyph_height=float(rng.uniform(0.35, 0.55)))
+        return letter_idx, (640, 480), float(rng.uniform(*LARGE_FACE_PX) * along), drawn
+    return letter_idx, [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))], None, style
 
 
 def twin_job(job: tuple[int, int, int, list[str] | None]) -> list[Sample]:
@@ -265,15 +298,16 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
     """Training samples (unless ``training`` is False) and calibration samples, rendered on ``args.workers`` cores."""
     chunk = 40
     synth, twin_n = (args.synth, args.twin) if training else (0, 0)
-    small = args.sizes == "small"
+    # small and confusable faces: the twin's stills in training fonts, stored as the table's MJPG stores a frame
+    twin_fonts = train_fonts if args.sizes in ("small", "confusable") else None
     jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, args.styles,
-               small)
+               args.sizes)
               for k in range((synth + chunk - 1) // chunk)]
     jobs_t = [(TWIN_SEED0 + args.seed * 100_000 + k * chunk, min(chunk, twin_n - k * chunk), args.jitters,
-               train_fonts if small else None)
+               twin_fonts)
               for k in range((twin_n + chunk - 1) // chunk)]
     # calibration: per held-out dreidel 5 letters x 6 stills (3 to enroll, 3 to query)
-    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, args.styles, False)
+    jobs_v = [(args.seed * 100_000 + 50_000 + k, 30, held, 30, 0, False, args.styles, "any")
               for k in range(args.val_styles)]
     with Pool(args.workers) as pool:
         parts_t = pool.map_async(twin_job, jobs_t, chunksize=1)
@@ -647,7 +681,25 @@ def load_onnx_weights(net: object, path: Path) -> None:
         net.load_state_dict(state, strict=False)  # type: ignore[attr-defined]
 
 
-def train(samples: list[Sample], epochs: int, seed: int, init: Path | None = None, lr: float = 3e-3) -> object:
+def pair_penalty(logits: object, labels: object) -> object:
+    """Per sample, ``-log(1 - p(partner))`` for a Nun or Gimel face, where the partner is the other letter of the
+    pair (its four orientations summed), else 0. Cross-entropy pays for every wrong class alike; this pays again
+    for the one confusion that reads a wrong letter (``--pair-weight``), so a face whose foot is in doubt pulls
+    the network towards hedging rather than towards a confident guess."""
+    import torch
+
+    logp = torch.log_softmax(logits, dim=1)  # type: ignore[call-overload]
+    letter = labels // ORIENTATIONS  # type: ignore[operator]
+    nun, gimel = LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL)
+    pair = ((letter == nun) | (letter == gimel)) & (labels != NONE_CLASS)  # type: ignore[operator]
+    partner = torch.where(letter == nun, torch.full_like(letter, gimel), torch.full_like(letter, nun))
+    cols = partner[:, None] * ORIENTATIONS + torch.arange(ORIENTATIONS)[None, :]
+    p_partner = torch.exp(torch.gather(logp, 1, cols)).sum(1).clamp(max=1.0 - 1e-6)
+    return torch.where(pair, -torch.log1p(-p_partner), torch.zeros_like(p_partner))
+
+
+def train(samples: list[Sample], epochs: int, seed: int, init: Path | None = None, lr: float = 3e-3,
+          pair_weight: float = 0.0) -> object:
     import torch
     from torch import nn
 
@@ -681,7 +733,10 @@ def train(samples: list[Sample], epochs: int, seed: int, init: Path | None = Non
             idx = order[s:s + batch]
             xb, yb = augment(x[idx], y[idx], rng)
             out = net(torch.from_numpy(xb))[:, :CLASSES]
-            loss = loss_fn(out, torch.from_numpy(yb))
+            labels = torch.from_numpy(yb)
+            loss = loss_fn(out, labels)
+            if pair_weight > 0:
+                loss = loss + pair_weight * pair_penalty(out, labels).mean()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -912,9 +967,13 @@ def main() -> None:
     ap.add_argument("--styles", choices=["plain", "varied", "finishes"], default="varied",
                     help="letter_synth dreidels: plain (DreidelStyle.random), also engraved, grained, bolder (varied), "
                          "or half of them also metal, faint, outlined, brushed, in harder scenes (finishes)")
-    ap.add_argument("--sizes", choices=["any", "small"], default="any",
+    ap.add_argument("--sizes", choices=["any", "small", "confusable"], default="any",
                     help="any: letter_synth's dreidels 40-150 px long in small pictures; small: mostly 12-34 px faces in "
-                         "640x480 pictures, and twin stills in training fonts stored as MJPG stores a frame")
+                         "640x480 pictures, and twin stills in training fonts stored as MJPG stores a frame; confusable: "
+                         "mostly Nun and Gimel, at 12-34 px faces and at 34-64 px faces with small glyphs too, and the "
+                         "same twin stills")
+    ap.add_argument("--pair-weight", type=float, default=0.0,
+                    help="extra loss on a Nun or Gimel face's probability of the other letter (0: none)")
     ap.add_argument("--init", type=Path, default=None, help="fine-tune this exported network instead of starting afresh")
     ap.add_argument("--lr", type=float, default=3e-3, help="peak learning rate (one-cycle)")
     ap.add_argument("--recalibrate", action="store_true",
@@ -972,7 +1031,7 @@ def main() -> None:
         print(f"wrote {side} in {time.time() - t0:.0f} s", flush=True)
         return
     key = f"{args.styles}_s{args.seed}_n{args.synth}_t{args.twin}_j{args.jitters}_v{args.val_styles}"
-    key += "_small" if args.sizes == "small" else ""
+    key += "" if args.sizes == "any" else f"_{args.sizes}"
     cache = None if args.cache is None else args.cache / f"letters_{key}.npz"
     if cache is not None and cache.is_file():
         with np.load(cache) as z:
@@ -990,7 +1049,7 @@ def main() -> None:
     print(f"{len(train_s)} training faces ({counts[NONE_CLASS]} not a letter), {len(val)} calibration faces, "
           f"in {time.time() - t0:.0f} s", flush=True)
 
-    net = train(train_s, args.epochs, args.seed, args.init, args.lr)
+    net = train(train_s, args.epochs, args.seed, args.init, args.lr, args.pair_weight)
     export(net, args.out)
     side = args.out.with_suffix(".json")
     side.write_text(json.dumps(Calibration(1.0, 0.5, 0.0, 1.0, EMBEDDING).to_json()))
@@ -998,7 +1057,7 @@ def main() -> None:
     calibration, report = calibrate(model, val, args.max_threshold)
     meta: dict[str, object] = {
         "built_by": "scripts/build_letter_model.py", "seed": args.seed, "synth_stills": args.synth,
-        "twin_stills": args.twin, "styles": args.styles, "sizes": args.sizes, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
+        "twin_stills": args.twin, "styles": args.styles, "sizes": args.sizes, "pair_weight": args.pair_weight, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
         "train_fonts": [Path(f).name for f in train_fonts], "held_out_fonts": [Path(f).name for f in held],
         "letters": [letter.value for letter in Letter], **report,
     }
