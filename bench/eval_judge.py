@@ -48,6 +48,9 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
 #: held-out seeds, fixed at the start of the ninth session before its tuning: nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
 HELDOUT_SEEDS = (59001, 59002, 59003, 59004, 59005, 59006, 59007, 59008)
+#: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
+#: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
+SPEC_MIN_LENGTH_PX = 40.0
 
 
 def make_recording(cache: Path, seed: int, spins: int, fps: float) -> Path:
@@ -75,6 +78,10 @@ class Tally:
     valid_total: int = 0
     letters_right: int = 0
     letters_unread: int = 0
+    letters_wrong: int = 0
+    #: valid spins whose resting dreidel is at least DESIGN.md's 40 px long, and their letters read right
+    spec_total: int = 0
+    spec_right: int = 0
     clear_total: int = 0
     clear_right: int = 0
     stable_err: list[float] = field(default_factory=list)
@@ -123,11 +130,16 @@ def score(tally: Tally, name: str, truth: list[dict[str, Any]], verdicts: list[d
         tally.needs_judge += int(needs[j])
         if tr["valid"]:
             tally.valid_total += 1
+            in_spec = tr.get("length_px") is None or tr["length_px"] >= SPEC_MIN_LENGTH_PX
+            tally.spec_total += int(in_spec)
             if v["letter"] == tr["letter"]:
                 tally.letters_right += 1
+                tally.spec_right += int(in_spec)
             else:
                 if v["letter"] is None:
                     tally.letters_unread += 1
+                else:
+                    tally.letters_wrong += 1
                 tally.mistakes.append(f"{name}: spin {i} letter {v['letter']} (truth {tr['letter']})")
         stable_true = tr.get("stable_s")
         if stable_true is None and tr.get("wobble_t") is not None:
@@ -226,7 +238,7 @@ def main() -> None:
             video_s += frames / fps
     print(f"recordings: {len(recs)}  ({', '.join(Path(r).name for r in recs)})")
     print(f"analyze CPU: {cpu_total:.1f} s for {video_s:.1f} s of video judged -> {video_s / max(cpu_total, 1e-9):.1f}x real time")
-    head = f"{'mode':<14} {'spins':>5} {'missed':>6} {'invent':>6} {'letters right (valid spins)':>30} {'valid/invalid right (|s-3|>0.15)':>34} {'stable err med':>14} {'p95':>6} {'rest<=0.3s':>20} {'judge?':>6}"
+    head = f"{'mode':<14} {'spins':>5} {'missed':>6} {'invent':>6} {'letters right (valid spins)':>30} {'wrong':>5} {'right, >=40 px':>16} {'valid/invalid right (|s-3|>0.15)':>34} {'stable err med':>14} {'p95':>6} {'rest<=0.3s':>20} {'judge?':>6}"
     print(head)
     print("-" * len(head))
     for m in wanted:
@@ -235,6 +247,7 @@ def main() -> None:
         re_ = np.abs(np.array(t.rest_err)) if t.rest_err else np.array([np.nan])
         print(
             f"{m:<14} {t.spins:>5} {t.missed:>6} {t.invented:>6} {fmt_pct(t.letters_right, t.valid_total):>30} "
+            f"{t.letters_wrong:>5} {fmt_pct(t.spec_right, t.spec_total):>16} "
             f"{fmt_pct(t.clear_right, t.clear_total):>34} {np.median(se):>13.3f}s {np.percentile(se, 95):>5.3f}s "
             f"{fmt_pct(int((re_ <= 0.3).sum()), int(re_.size)):>20} {t.needs_judge:>6}"
         )
