@@ -872,10 +872,16 @@ class SpinJudge:
         s = self.settings
         ts = np.asarray(spin.t_obs)
         rest = spin.rest_obs
+        # The spin's own frame rate (its frames' median spacing), not the running estimate at the moment
+        # of the verdict: that estimate follows the last frames' timestamp jitter, and the verdict waits
+        # for the letter vote, so the same spin's onset moved with how long its letter took to read.
+        steps = np.diff(ts)
+        steps = steps[steps > 0]
+        fps = 1.0 / float(np.median(steps)) if steps.size else self._fps_est
         track = CameraTrack(
             t=ts, x=np.asarray(spin.xs, dtype=np.float64), y=np.asarray(spin.ys, dtype=np.float64),
             area=np.asarray(spin.areas, dtype=np.float64), release_t=spin.release_t, fall_t=fall_t,
-            fps=max(self._fps_est, 1.0), body_length=rest.length if rest is not None else None,
+            fps=max(fps, 1.0), body_length=rest.length if rest is not None else None,
         )
         ws = WobbleSettings(skip_s=s.onset_skip_s, window_s=s.circle_window_s, level=s.circle_level,
                             hold_s=s.circle_hold_s, gap_s=s.circle_gap_s)
