@@ -183,6 +183,10 @@ def cuts(image: np.ndarray, truth_quad: np.ndarray, tip: np.ndarray, handle: np.
     return out
 
 
+#: letter_synth's usual picture sizes (its dreidels 40-150 px long in them)
+SYNTH_SIZES = ((320, 240), (360, 280), (480, 360))
+
+
 def synth_job(job: tuple[int, int, list[str], int, int, bool, str, str]) -> list[Sample]:
     """``count`` letter_synth stills (a new dreidel every ``per_style`` stills, or every still when 0);
     ``styles`` "plain" (``DreidelStyle.random``), "varied": also engraved letters, wood grain and other stroke
@@ -212,12 +216,12 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, str, str]) -> list
         if per_style == 0 or i % per_style == 0:
             style = new_style(rng, fonts)
         letter_idx = (i // max(1, per_style // 5)) % 5 if per_style else int(rng.integers(5))
-        size = [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))]
+        size = SYNTH_SIZES[int(rng.integers(len(SYNTH_SIZES)))]
         length = None
         drawn = style
         if small and rng.random() < 0.75:
             size = (640, 480)
-            length = float(rng.uniform(12.0, 34.0) * (style.body_len + style.tip_len + style.handle_len))
+            length = float(rng.uniform(*SMALL_FACE_PX) * (style.body_len + style.tip_len + style.handle_len))
         elif sizes == "confusable":
             letter_idx, size, length, drawn = confusable_draw(style, letter_idx, rng)
         still = render_still(drawn, LETTERS[letter_idx], rng, size=size, length_px=length)
@@ -253,13 +257,13 @@ def confusable_draw(style: DreidelStyle, letter_idx: int, rng: np.random.Generat
     along = style.body_len + style.tip_len + style.handle_len
     r = rng.random()
     if r < CONFUSABLE_SMALL_FACE:
-        return letter_idx, (640, 480), float(rng.uniform(12.0, 34.0) * along), style
+        return letter_idx, (640, 480), float(rng.uniform(*SMALL_FACE_PX) * along), style
     if r < CONFUSABLE_SMALL_FACE + CONFUSABLE_LARGE_FACE:
         drawn = style
         if rng.random() < CONFUSABLE_SMALL_GLYPH:  # a thin print on a big face: the foot is a pixel or two again
             drawn = replace(style, glyph_height=float(rng.uniform(0.35, 0.55)))
         return letter_idx, (640, 480), float(rng.uniform(*LARGE_FACE_PX) * along), drawn
-    return letter_idx, [(320, 240), (360, 280), (480, 360)][int(rng.integers(3))], None, style
+    return letter_idx, SYNTH_SIZES[int(rng.integers(len(SYNTH_SIZES)))], None, style
 
 
 def twin_job(job: tuple[int, int, int, list[str] | None]) -> list[Sample]:
@@ -331,6 +335,9 @@ SMALL_SYNTH_SEED0 = 5_000_000
 #: network no more of Gimel's foot than a 34 px one, and a 46 px held-out-font Gimel with a glare spot on it was
 #: read as Nun at 0.985, steady (bench_letters synth 98,000,008; tests/vision/data)
 SMALL_FACE_EDGES = (14.0, 17.0, 20.0, 23.0, 26.0, 30.0, 34.0, math.inf)
+#: the small faces of a twin recording's resting dreidel (px, in a 640 x 480 picture), where Gimel's foot is a
+#: pixel or two: ``--sizes small`` and ``confusable`` draw them, and so does the face-size fit
+SMALL_FACE_PX = (12.0, 34.0)
 #: the large faces of the last bin: letter_synth dreidels whose face is this wide (px), seeds apart from the others
 LARGE_FACE_PX = (34.0, 64.0)
 LARGE_SYNTH_SEED0 = 5_400_000
@@ -528,7 +535,7 @@ def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow
         else:
             synth_style = (DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random)(rng, [font])
             along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
-            length = float(rng.uniform(12.0, 34.0) * along)
+            length = float(rng.uniform(*SMALL_FACE_PX) * along)
             letters = LETTERS
 
             def draw(letter: Letter, query: bool) -> np.ndarray:
