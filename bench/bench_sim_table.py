@@ -36,6 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.tuning_sets import HELDOUT_TWIN  # noqa: E402
 from controller.clock import Clock, PacedClock, ScaledClock  # noqa: E402
 from controller.config import Config, parse_config  # noqa: E402
 from controller.run_cli import build_session  # noqa: E402
@@ -152,8 +153,8 @@ def main() -> None:
     ap.add_argument("--wall-limit", type=float, default=300.0, help="real seconds per table at most")
     ap.add_argument("--hog", type=int, default=0, help="busy processes to run meanwhile")
     args = ap.parse_args()
-    if args.seed >= 59000:
-        raise SystemExit("twin seeds >= 59000 are held out: pick another --seed")
+    if args.seed >= HELDOUT_TWIN:
+        raise SystemExit(f"twin seeds >= {HELDOUT_TWIN} are held out: pick another --seed")
     config = parse_config(TABLE.format(stack=args.stack, seed=args.seed, fps=args.fps), "<bench>")
     config = replace(config, speech=replace(config.speech, enabled=False))
     hogs = [subprocess.Popen([sys.executable, "-c", "while 1: pass"]) for _ in range(args.hog)]
