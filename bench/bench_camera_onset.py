@@ -53,6 +53,29 @@ method on them, as it is and with ``JudgeSettings.hand_jitter_k``, and, for the 
     .venv/bin/python bench/bench_camera_onset.py --collect-releases /tmp/h37/rel.jsonl --rec DIR ...
     .venv/bin/python bench/bench_camera_onset.py --releases /tmp/h37/rel.jsonl --contexts /tmp/h37/ctx_cam --cached-only
 
+A context cached since the tenth session also holds the spin's release dating (``release_calls``, as
+``--collect-releases`` logs it), so one judging serves both replays; the onset is replayed at the spin's own
+frame rate (its frames' median spacing), as the judge computes it since the ninth session. ``--decompose``
+splits the module's stable-time error into release and onset, per simulator, with the judge's release and
+with ``hand_jitter_k`` (older caches: pass their log with ``--releases``); ``--plot N`` draws the N worst
+spins' timelines (the circling as the window leaves it and scaled for the period, the fitted growth, the
+level, the period measured on each frame, both releases, the true and the judged onset):
+
+    .venv/bin/python bench/bench_camera_onset.py --contexts /tmp/h40/ctx --cached-only --decompose \
+        --releases /tmp/h37/rel_all.jsonl --plot 10 --out /tmp/h40/plots/bench
+
+The tenth session's finding (H40): the onset's spread, not a bias, is the camera's median. At the true onset
+the period-scaled circling scatters by 0.23 (twin) and 0.29 (altsim) in log from spin to spin (``--measures``);
+with the wobble growing at a median 1.9/s (twin) and 2.1/s (altsim), that alone dates onsets about 0.1 s
+either way. On the twin most of it is within a recording (0.19: the same dreidel, camera and lying length,
+whose own scatter is 0.03), so it is the spin's motion, not the dreidel's proportions; on altsim most of it
+is between recordings (0.29, within 0.16). Nothing replayed narrowed it on both renderers:
+hand_jitter_k 3-8 with hand_lag_s 0.08-0.11, levels 0.034-0.040, length_weight 0.6-1, min_gain 0.3-0.5 or
+one fitted to the period measured over the final rise, the period measured there instead of frame by frame,
+a moving average over the measured period itself (no period scaling), demodulating the circling at the
+measured precession, longer growth fits and smoothing, hysteresis on the final rise, a threshold relative
+to the spin's own noise floor, and the recording's median lying length.
+
 Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
 """
 
@@ -166,11 +189,24 @@ def collect(args: tuple[str, str, bool]) -> str:
         objs.append(spin)
         return got
 
+    # the releases the judge dated from a hand, with their inputs (as --collect-releases logs them), so one
+    # judging serves both the onset and the release replays
+    calls: list[dict[str, Any]] = []
+    original_release = judge_mod.SpinJudge._release_from_hand
+
+    def logged(self: Any, seen_t: float, xy: tuple[float, float]) -> float:
+        got = original_release(self, seen_t, xy)
+        calls.append({"seen": seen_t, "xy": list(xy), "rel": got, "fps": self._fps_est,
+                      "hands": [(t, h) for t, h in self._hands if seen_t - 2.0 <= t <= seen_t + 1e-9]})
+        return got
+
     judge_mod.SpinJudge._wobble_onset = recorded  # type: ignore[method-assign]
+    judge_mod.SpinJudge._release_from_hand = logged  # type: ignore[method-assign]
     try:
         verdicts, _ = analyze_recording(rec, use_imu=False, use_recognizer=False)
     finally:
         judge_mod.SpinJudge._wobble_onset = original  # type: ignore[method-assign]
+        judge_mod.SpinJudge._release_from_hand = original_release  # type: ignore[method-assign]
         if undo is not None:
             undo()
     # the verdict asks for the onset first, then for the interference the watch saw (a touch that came
@@ -178,7 +214,8 @@ def collect(args: tuple[str, str, bool]) -> str:
     for s, spin in zip(spins, objs, strict=True):
         ev = spin.interference.event if spin.interference is not None else None
         s["touch_t"] = None if ev is None else ev.t
-    Path(out).write_text(json.dumps({"rec": rec, "verdicts": [v.to_json() for v in verdicts], "spins": spins}))
+    Path(out).write_text(json.dumps({"rec": rec, "verdicts": [v.to_json() for v in verdicts], "spins": spins,
+                                     "release_calls": calls}))
     return out
 
 
@@ -221,6 +258,9 @@ class Case:
     #: the blob's shape per frame of ``track`` (angle deg, length, width, elongation, area, merged), NaN
     #: where the cache has none
     shape: np.ndarray | None = None
+    #: the judge's dating of this spin's release from the hand (its inputs, as ``--collect-releases`` logs
+    #: them), when the cache has it: :func:`replay_release` re-dates it under other settings
+    release_call: dict[str, Any] | None = None
 
 
 def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list[Case]:
@@ -250,12 +290,21 @@ def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list
                 x=np.concatenate([lead[:, 1], np.asarray(s["x"], float)]),
                 y=np.concatenate([lead[:, 2], np.asarray(s["y"], float)]),
                 area=np.concatenate([lead[:, 3], np.asarray(s["area"], float)]),
-                release_t=s["release_t"], fall_t=s["fall_t"], fps=s["fps"], body_length=s["rest_length"],
+                release_t=s["release_t"], fall_t=s["fall_t"], fps=_spin_fps(s), body_length=s["rest_length"],
             )
+            call = next((q for q in ctx.get("release_calls", []) if abs(q["rel"] - s["release_t"]) < 0.005), None)
             cases.append(Case(sim, f"{r.parent.name}/{r.name}", tr["index"], tr["kind"], track, s["onset"],
                               s["touch_t"], verdict, tr["release_t"], tr.get("wobble_t"), float(stable),
-                              bool(tr["valid"]), _shape_of(s, lead.shape[0], track.t.size)))
+                              bool(tr["valid"]), _shape_of(s, lead.shape[0], track.t.size), call))
     return cases
+
+
+def _spin_fps(s: dict[str, Any]) -> float:
+    """The frame rate the judge gives the onset: the median spacing of the spin's own frames (as
+    :meth:`SpinJudge._wobble_onset` does since the ninth session), the cached running estimate without."""
+    steps = np.diff(np.asarray(s["t"], float))
+    steps = steps[steps > 0]
+    return max(1.0 / float(np.median(steps)), 1.0) if steps.size else float(s["fps"])
 
 
 def _shape_of(s: dict[str, Any], n_lead: int, n: int) -> np.ndarray | None:
@@ -411,41 +460,81 @@ def measures(cases: list[Case]) -> None:
                       f"{np.median([r[6] for r in sel]):+.3f}")
 
 
-def plot_case(path: Path, case: Case, settings: WobbleSettings) -> None:
-    """The circling level (log scale) of one spin with the level line, the true onset and both estimates (PNG)."""
+def _periods(track: CameraTrack, settings: WobbleSettings) -> tuple[np.ndarray, np.ndarray]:
+    """``(t, period)``: the precession period the module measures on each frame of ``track`` (NaN where it
+    cannot tell), on the frames :func:`circling_level` returns."""
+    from controller.camera_wobble import _pieces, precession_period, smooth
+
+    keep = (track.t >= track.release_t + settings.skip_s) & (track.t <= track.fall_t)
+    keep &= np.isfinite(track.x) & np.isfinite(track.y)
+    t, x, y = track.t[keep], track.x[keep], track.y[keep]
+    out = np.full(t.size, np.nan)
+    n = max(3, int(round(settings.window_s * track.fps)))
+    half = max(3, int(round(settings.period_fit_s * track.fps)))
+    for piece in _pieces(t, settings.blind_s, track.fps):
+        if piece.size >= 8:
+            k = min(n, piece.size)
+            z = (x[piece] - smooth(x[piece], k)) + 1j * (y[piece] - smooth(y[piece], k))
+            out[piece] = precession_period(t[piece], z, half)
+    return t, out
+
+
+def plot_case(path: Path, case: Case, settings: WobbleSettings, title: str = "") -> None:
+    """One spin's timeline (PNG): the circling against the length (log scale) as the window leaves it and
+    scaled for the period, its fitted growth, the level; below, the precession period measured on each
+    frame; the true and the judged release, the true onset, the module's onset and the fall."""
     from PIL import Image, ImageDraw
 
-    from controller.camera_wobble import circling_level
+    from controller.camera_wobble import _levels
 
-    t, level = circling_level(case.track, settings)
-    if t.size < 8:
+    tk = case.track
+    t, raw, level = _levels(tk, settings)
+    if int(np.isfinite(level).sum()) < 8:
         return
-    fitted = np.exp(local_linear(t, np.log(np.maximum(level, 1e-4)), max(2, int(round(settings.fit_s * case.track.fps)))))
-    w_, h_ = 1000, 420
+    fitted = np.exp(local_linear(t, np.log(np.maximum(np.nan_to_num(level, nan=1e-4), 1e-4)),
+                                 max(2, int(round(settings.fit_s * tk.fps)))))
+    _, period = _periods(tk, settings)
+    w_, h_ = 1100, 560
     img = Image.new("RGB", (w_, h_), "white")
     d = ImageDraw.Draw(img)
-    t0, t1 = float(t[0]), float(t[-1])
-    lo, hi = math.log10(0.005), math.log10(max(0.5, float(level.max())))
+    t0, t1 = min(float(t[0]), case.true_release) - 0.05, float(t[-1]) + 0.05
+    lo, hi = math.log10(0.003), math.log10(max(0.3, float(np.nanmax(raw))))
 
     def px(tt: float) -> float:
-        return 50 + (tt - t0) / max(t1 - t0, 1e-6) * (w_ - 70)
+        return 60 + (tt - t0) / max(t1 - t0, 1e-6) * (w_ - 80)
 
     def py(v: float) -> float:
-        return 380 - (math.log10(max(v, 0.005)) - lo) / (hi - lo) * 340
+        return 380 - (math.log10(max(v, 0.003)) - lo) / (hi - lo) * 340
 
-    d.rectangle([50, 40, w_ - 20, 380], outline="gray")
-    d.line([(50, py(settings.level)), (w_ - 20, py(settings.level))], fill="green")
-    d.line([(px(float(a)), py(float(v))) for a, v in zip(t, level, strict=True)], fill="blue")
-    d.line([(px(float(a)), py(float(v))) for a, v in zip(t, fitted, strict=True)], fill="purple", width=2)
-    marks = ((case.true_onset, "red", "true onset"), (legacy(case.track), "orange", "legacy"),
-             (wobble_onset(case.track, settings), "purple", "module"), (case.track.fall_t, "gray", "fall"))
+    def pyp(p: float) -> float:  # the period panel: 0.2 .. 1.2 s
+        return 540 - (min(max(p, 0.2), 1.2) - 0.2) * 140
+
+    d.rectangle([60, 40, w_ - 20, 380], outline="gray")
+    d.rectangle([60, 400, w_ - 20, 540], outline="gray")
+    for v in (0.01, 0.03, 0.1):
+        d.text((5, py(v) - 5), f"{v}", fill="gray")
+    for p in (0.4, 0.55, 0.8, 1.0):
+        d.line([(60, pyp(p)), (w_ - 20, pyp(p))], fill=(225, 225, 225))
+        d.text((25, pyp(p) - 5), f"{p}", fill="gray")
+    d.line([(60, py(settings.level)), (w_ - 20, py(settings.level))], fill="green")
+    for series, colour, width in ((raw, (150, 150, 255), 1), (level, "blue", 1), (fitted, "purple", 2)):
+        pts = [(px(float(a)), py(float(v))) for a, v in zip(t, series, strict=True) if np.isfinite(v)]
+        if len(pts) > 1:
+            d.line(pts, fill=colour, width=width)
+    for a, p in zip(t, period, strict=True):
+        if np.isfinite(p):
+            d.point((px(float(a)), pyp(float(p))), fill="black")
+    marks = ((case.true_release, "red", "true release"), (tk.release_t, "orange", "judged release"),
+             (case.true_onset, "red", "true onset"), (wobble_onset(tk, settings), "purple", "module"),
+             (tk.fall_t, "gray", "fall"))
     for k, (tt, colour, label) in enumerate(marks):
         if tt is not None and t0 <= tt <= t1:
-            d.line([(px(tt), 40), (px(tt), 380)], fill=colour, width=2)
+            d.line([(px(tt), 40), (px(tt), 540)], fill=colour, width=2)
             d.text((px(tt) + 3, 45 + 12 * k), label, fill=colour)
-    d.text((50, 5), f"{case.rec} spin {case.spin} ({case.kind}): circling / length (log), blue raw, purple fitted, "
-                    f"green level {settings.level}", fill="black")
-    d.text((50, 390), f"t {t0:.2f} .. {t1:.2f} s", fill="black")
+    d.text((60, 5), f"{case.rec} spin {case.spin} ({case.kind}) {title}", fill="black")
+    d.text((60, 20), f"circling / length (log): light blue as the window leaves it, blue scaled for the period, "
+                     f"purple fitted growth, green level {settings.level}; below: the measured period (s)", fill="black")
+    d.text((60, 385), f"t {t0:.2f} .. {t1:.2f} s, {tk.fps:.0f} fps", fill="black")
     img.save(path)
 
 
@@ -533,6 +622,70 @@ def releases(log: Path, cases: list[Case], jitter_k: float) -> None:
             score(f"{name}, {est_name}", moved, est)
 
 
+def attach_release_calls(cases: list[Case], log: Path) -> list[Case]:
+    """``cases`` with the release dating logged in ``log`` (``--collect-releases``) for the spins whose cache
+    does not hold it (caches made before the context kept it)."""
+    logged: dict[str, list[dict[str, Any]]] = {}
+    for line in log.read_text().splitlines():
+        r = json.loads(line)
+        if is_heldout(Path(r["rec"])):
+            sys.exit(f"{r['rec']}: held-out recordings are not for tuning")
+        logged[f"{Path(r['rec']).parent.name}/{Path(r['rec']).name}"] = r["calls"]
+    out = []
+    for c in cases:
+        if c.release_call is None:
+            call = next((q for q in logged.get(c.rec, []) if abs(q["rel"] - c.track.release_t) < 0.005), None)
+            c = replace(c, release_call=call)
+        out.append(c)
+    return out
+
+
+def decompose(cases: list[Case], jitter_k: float, settings: WobbleSettings | None = None) -> dict[str, Any]:
+    """The camera-only stable-time error split into its release and its onset, per simulator, with the
+    judge's release and with the release re-dated under ``hand_jitter_k`` (the spins whose release
+    dating is cached; see :class:`Case`'s ``release_call``), the onset from the module under ``settings``.
+
+    Per simulator, over the spins with a true onset: the stable-time error's median and p95 (|judged -
+    true|) and its signed median, the signed medians of the release's and the onset's errors and the
+    onset's |median|, the spins off by more than 0.15 s, and the valid/invalid calls right (spins more
+    than 0.15 s from 3 s). A bias in the release offsets one in the onset: each is unbiased only when
+    both signed medians are near 0.
+    """
+    from controller.judge import JudgeSettings
+
+    ws = settings if settings is not None else WobbleSettings()
+    dated = [c for c in cases if c.release_call is not None]
+    print(f"\ndecomposition: {len(dated)} of {len(cases)} spins have their release dating cached")
+    out: dict[str, Any] = {}
+    for name, st in (("judge's release", None), (f"hand_jitter_k {jitter_k:g}", JudgeSettings(hand_jitter_k=jitter_k))):
+        for sim in ("twin", "altsim"):
+            rows = []
+            for c in dated:
+                if c.sim != sim:
+                    continue
+                if st is not None:
+                    assert c.release_call is not None
+                    c = replace(c, track=replace(c.track, release_t=replay_release(c.release_call, st)))
+                on = wobble_onset(c.track, ws)
+                stable = stable_of(c, on)
+                ended = on if on is not None and on < c.track.fall_t else c.track.fall_t
+                rows.append((c, stable - c.true_stable, c.track.release_t - c.true_release,
+                             None if c.true_onset is None or c.touch_t is not None else ended - c.true_onset,
+                             valid_of(c, stable) == c.true_valid if abs(c.true_stable - 3.0) > 0.15 else None))
+            timed = [r for r in rows if r[0].true_onset is not None]
+            if not timed:
+                continue
+            err = np.array([r[1] for r in timed])
+            onset = np.array([r[3] for r in timed if r[3] is not None])
+            calls = [r[4] for r in rows if r[4] is not None]
+            out[f"{name}/{sim}"] = (float(np.median(np.abs(err))), float(np.percentile(np.abs(err), 95)))
+            print(f"  {name:<18} {sim:<6} n {err.size:>3}  stable {np.median(np.abs(err)):.3f} / "
+                  f"{np.percentile(np.abs(err), 95):.3f} (signed {np.median(err):+.3f})  release {np.median([r[2] for r in timed]):+.3f}"
+                  f"  onset {np.median(onset):+.3f} (|{np.median(np.abs(onset)):.3f}|)  >0.15 s {int((np.abs(err) > 0.15).sum()):>3}"
+                  f"  valid/invalid {sum(calls)}/{len(calls)}")
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--rec", type=Path, nargs="*", default=None, help="recordings (default: the tuning ones)")
@@ -550,7 +703,9 @@ def main() -> None:
                     help="judge --rec camera-only and append each release dating's inputs to this JSON-lines log")
     ap.add_argument("--releases", type=Path, default=None,
                     help="replay the judge's release dating on this log (see --collect-releases)")
-    ap.add_argument("--jitter-k", type=float, default=5.0, help="hand_jitter_k for --releases")
+    ap.add_argument("--jitter-k", type=float, default=5.0, help="hand_jitter_k for --releases and --decompose")
+    ap.add_argument("--decompose", action="store_true",
+                    help="the module's stable-time error split into release and onset, per simulator (see decompose)")
     args = ap.parse_args()
     if args.collect_releases is not None:
         for r in args.rec or []:
@@ -581,14 +736,17 @@ def main() -> None:
     if args.measures:
         measures(cases)
     if args.releases is not None:
+        cases = attach_release_calls(cases, args.releases)
         releases(args.releases, cases, args.jitter_k)
+    if args.decompose:
+        decompose(cases, args.jitter_k)
     if args.plot:
         args.out.mkdir(parents=True, exist_ok=True)
         ws = WobbleSettings()
         worst = sorted(cases, key=lambda c: -abs(stable_of(c, wobble_onset(c.track, ws)) - c.true_stable))
         for c in worst[: args.plot]:
             p = args.out / f"{c.rec.replace('/', '__')}_spin{c.spin}.png"
-            plot_case(p, c, ws)
+            plot_case(p, c, ws, f"stable-time error {stable_of(c, wobble_onset(c.track, ws)) - c.true_stable:+.3f} s")
             print("plot:", p)
 
 
