@@ -3,20 +3,26 @@ and the foreground mask, side by side, with the tracked dreidel's box, at chosen
 
     .venv/bin/python bench/diag_low_contrast.py /tmp/tune-alt-800/rec_800000 --times 4,6,8 --out /tmp/h39/diag
 
-Used to study dreidels whose colour is close to the felt's (red on red, grey on grey). Never pass
-held-out recordings.
+Used to study dreidels whose colour is close to the felt's (red on red, grey on grey). ``--faint-body`` draws
+what the tracker sees with :attr:`DreidelTracker.faint_body` on (an upright felt-coloured top at the head of its
+deep shadow, altsim 800000), ``--no-faint-body`` with it off. Never pass held-out recordings.
 """
 
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
-from vision.tracker import DreidelTracker
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from tuning_sets import is_heldout  # noqa: E402
+
+from hardware.camera import Frame  # noqa: E402
+from vision.tracker import DreidelTracker  # noqa: E402
 
 
 def _panel(tracker: DreidelTracker, small: np.ndarray, box: tuple[int, int, int, int] | None) -> np.ndarray:
@@ -37,12 +43,16 @@ def main() -> None:
     ap.add_argument("rec", type=Path)
     ap.add_argument("--times", required=True, help="comma-separated seconds")
     ap.add_argument("--out", type=Path, required=True)
+    ap.add_argument("--faint-body", action=argparse.BooleanOptionalAction, default=None,
+                    help="the tracker's faint_body option (default: the tracker's own default)")
     args = ap.parse_args()
+    if is_heldout(args.rec):
+        raise SystemExit(f"{args.rec} is held out: never look at it here")
     times = sorted(float(v) for v in args.times.split(","))
     args.out.mkdir(parents=True, exist_ok=True)
     cap = cv2.VideoCapture(str(args.rec / "video.avi"))
     fps = cap.get(cv2.CAP_PROP_FPS) or 60.0
-    tracker = DreidelTracker()
+    tracker = DreidelTracker() if args.faint_body is None else DreidelTracker(faint_body=args.faint_body)
     index = 0
     while times:
         ok, image = cap.read()
@@ -55,7 +65,7 @@ def main() -> None:
             small = tracker.last_small
             assert small is not None
             d = tr.dreidel
-            print(f"t={t:.3f} noise={tracker.background.noise:.2f} dreidel="
+            print(f"t={t:.3f} faint_body={tracker.faint_body} noise={tracker.background.noise:.2f} dreidel="
                   f"{None if d is None else (round(d.x), round(d.y), round(d.area), round(d.length, 1))} "
                   f"hands={len(tr.hands)} merged={tr.merged}")
             cv2.imwrite(str(args.out / f"{args.rec.name}_{t:07.3f}.png"), _panel(tracker, small, d.bbox if d else None))

@@ -173,6 +173,16 @@ class DreidelTracker:
     on 780003 and 860003, a valid/invalid flip on twin 55001), an upright spinning dreidel the colour of
     the felt is followed steadily as its body with its shadow, which looks like one lying still
     (840002 spin 1: at rest 0.6 s after its release), and it costs 0.7 ms per frame.
+
+    ``faint_body`` reads a component that is mostly a deep shadow with a few marks gathered at one end as
+    an upright top the colour of the felt at the head of its cast shadow (see :meth:`_faint_body`). It is
+    off: on 23 tuning recordings judged both ways (46 judgings) it changes only altsim 800000 and 840002.
+    It mends 800000 spin 0 (a valid 5.7 s spin called a put-down, ``no_release``, at rest 0.9 s after its
+    release: now valid, at rest 9.617 s against a true 9.618 s), but 800000 spin 1, a short spin that was
+    called right, is then called ``interference`` with its rest 1.3 s late (the resting red dreidel's
+    reading jumps to its letter 0.2 s after it stops, which the old reading of the spin, a shadow
+    "pinned" still all along, had passed over), and 840002's camera-only onsets move earlier (spin 1:
+    2.64 -> 2.26 s of a true 4.03 s stable time).
     """
 
     def __init__(
@@ -181,6 +191,7 @@ class DreidelTracker:
         lores_width: int = 320,
         dreidel_px: tuple[float, float] = (30.0, 200.0),
         faint_parts: bool = False,
+        faint_body: bool = False,
     ) -> None:
         self.background = background if background is not None else BackgroundModel()
         self.lores_width = lores_width
@@ -202,6 +213,13 @@ class DreidelTracker:
         self._body_area: float | None = None
         #: also take in the faint parts joined to a clear change (a dreidel the colour of the felt)
         self.faint_parts = faint_parts
+        #: tell a felt-coloured upright body from the deep shadow it casts (see :meth:`_faint_body`)
+        self.faint_body = faint_body
+        #: the most marks (pixels unlike any shadow) a top seen above its shadow shows, for the component's
+        #: area: its handle only (800000: 1-2%), where a dreidel lying with its shadow shows a letter (8%)
+        self._top_marks = 0.04
+        #: a component at least this long for its width is a shadow cast sideways, or a dreidel lying
+        self._shadow_elongation = 1.8
 
     # -- public ------------------------------------------------------------------------------
     def reset_track(self) -> None:
@@ -550,10 +568,54 @@ class DreidelTracker:
         outline = self._main_piece(body)
         if outline is not None and self._body_sized(outline, area_raw, min_area):
             return outline, True
+        if n_deep > 0 and self.faint_body:
+            faint = self._faint_body(small, comp, box, depth, area_raw, min_area)
+            if faint is not None:
+                return faint, True
         body = comp & (depth != 1)
         if int(np.count_nonzero(body)) >= 0.25 * area_raw:
             return body, False
         return comp, False
+
+    def _faint_body(
+        self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], depth: np.ndarray,
+        area_raw: int, min_area: float,
+    ) -> np.ndarray | None:
+        """The top of an upright dreidel the colour of the felt, at the head of its deep cast shadow, or None
+        when the component does not read so.
+
+        Under a low lamp such a dreidel (altsim 800000: red on red) shows nothing of its own but the
+        handle's glint and a faint rim: its top, 10-25% darker than the felt with the felt's hue, reads as
+        a light shadow, and the component is mostly its long cast shadow. Taking the light shadows out leaves the deep one, which is also what a black dreidel
+        looks like, and the tracker followed a long still shape: a dreidel lying still, 0.9 s after the
+        release. A shadow has no marks of its own, it is as wide as what casts it, and it runs away from
+        its body. So when the component's only marks (pixels unlike any shadow) are a few, gathered in
+        one spot at one end of it, they are the handle, and the body is the disc about them as wide as
+        the shadow. A dreidel lying on a face shows its letter and its edges: its marks are many, or
+        spread, and it is not read so.
+        """
+        ys, xs = np.nonzero(comp & (depth == 0))
+        n_obj = int(xs.size)
+        if n_obj == 0 or n_obj > self._top_marks * area_raw:
+            return None
+        shape = _shape(cv2.moments(comp, binaryImage=True))
+        if shape is None or shape[3] < self._shadow_elongation:
+            return None
+        _, cx, cy, _, angle, length, width = shape
+        gx, gy = float(xs.mean()), float(ys.mean())
+        spread = math.sqrt(float(xs.var() + ys.var()))
+        if spread > 0.25 * width:
+            return None
+        a = math.radians(angle)
+        along = (gx - cx) * math.cos(a) + (gy - cy) * math.sin(a)
+        if abs(along) < 0.18 * length:
+            return None
+        disc = np.zeros_like(comp)
+        cv2.circle(disc, (int(round(gx)), int(round(gy))), max(int(round(0.5 * width)), 2), 1, -1)
+        body = comp & disc
+        if int(np.count_nonzero(body)) < min_area:
+            return None
+        return body
 
     def _shadow_only_area(self) -> float:
         """The area (lores px) over which a component that is all shadow cannot be a dark dreidel: the
