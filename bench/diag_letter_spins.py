@@ -25,8 +25,11 @@ With ``--stills`` the stills of the same dreidel with the same letter up are rea
 ``enroll/<letter>_*.png``, so pass ``--no-enroll`` with it there, or the stills read themselves): a spin
 whose still is unread too is the recognizer's on that dreidel, not the recording's; the tally then splits
 each cause by whether the stills read (``cause/still_read``, ``cause/still_unread``).
-``--png DIR`` writes, for every spin without a letter or with a wrong one, the frames read with the
-face outline and the network's 32 x 32 input channels, to look at.
+``--png DIR`` writes, for every spin without a letter or with a wrong one (every valid spin with ``--png-all``),
+the frames read with the face outline and the network's 32 x 32 input channels, to look at.
+``--lores-width N`` judges with a tracking picture N px wide instead of the judge's default (320): the same
+recording then runs at another main/lores ratio (800x600 is 2.5x at 320 and 2x at 400), which tells a
+letter lost between the two coordinate frames from one lost in the picture.
 """
 
 from __future__ import annotations
@@ -116,6 +119,14 @@ def face_side(reading: Any) -> float:
         return 0.0
     q = np.asarray(pose.face_quad, float).reshape(4, 2)
     return float((np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[1])) / 2)
+
+
+def face_quad(reading: Any) -> list[list[float]] | None:
+    """The face outline the recognizer was given (full-resolution px, 0.1 px), or None."""
+    pose = getattr(reading, "pose", None)
+    if pose is None or pose.face_quad is None:
+        return None
+    return [[round(float(v), 1) for v in c] for c in np.asarray(pose.face_quad, float).reshape(4, 2)]
 
 
 def top_guess(reading: Any) -> str:
@@ -210,12 +221,39 @@ def read_stills(inner: Any, paths: list[Path], letter: str) -> tuple[list[str], 
     return out, right
 
 
+class LoresWidth:
+    """While installed, ``analyze_recording`` builds its judge with a tracking picture ``width`` px wide."""
+
+    def __init__(self, width: int | None) -> None:
+        self.width = width
+
+    def __enter__(self) -> LoresWidth:
+        from controller import analyze_cli
+
+        self._orig = analyze_cli.SpinJudge
+        if self.width is not None:
+            width, base = self.width, self._orig
+
+            class Judge(base):  # type: ignore[valid-type, misc]
+                def __init__(self, *a: Any, **kw: Any) -> None:
+                    kw.setdefault("lores_width", width)
+                    super().__init__(*a, **kw)
+
+            analyze_cli.SpinJudge = Judge  # type: ignore[misc]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        from controller import analyze_cli
+
+        analyze_cli.SpinJudge = self._orig  # type: ignore[misc]
+
+
 def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | None, variants: bool = False,
-             stills: bool = False) -> list[dict[str, Any]]:
+             stills: bool = False, lores_width: int | None = None, png_all: bool = False) -> list[dict[str, Any]]:
     cv2.setNumThreads(1)
     enroll_dir = rec / "enroll" if enroll and (rec / "enroll").is_dir() else None
     inner, _ = load_recognizer(enroll_dir)
-    with ReadLog() as log:
+    with ReadLog() as log, LoresWidth(lores_width):
         verdicts, _ = analyze_recording(rec, use_imu=use_imu, recognizer=WrappedReader(inner, log),
                                         use_recognizer=True)
     truth = json.loads((rec / "truth.json").read_text())
@@ -277,7 +315,8 @@ def diagnose(rec: Path, enroll: bool, use_imu: bool, later: bool, png: Path | No
             row["stills"], right = read_stills(inner, paths, tr["letter"])
             if paths:
                 row["still_split"] = "still_read" if 2 * right > len(paths) else "still_unread"
-        if row["cause"] != "read" and png is not None:
+        row["quads"] = [face_quad(r.reading) for r in reads]
+        if (row["cause"] != "read" or png_all) and png is not None:
             save_png(png, f"{rec.name}_{tr['index']}_{'en' if enroll_dir else 'gen'}",
                      reads)
         rows.append(row)
@@ -293,14 +332,19 @@ def main() -> None:
     ap.add_argument("--png", type=Path, default=None)
     ap.add_argument("--variants", action="store_true", help="also read each frame without the empty-tray picture")
     ap.add_argument("--stills", action="store_true", help="also read the stills of the same dreidel and letter")
+    ap.add_argument("--png-all", action="store_true", help="with --png: every valid spin's frames, read or not")
+    ap.add_argument("--lores-width", type=int, default=None,
+                    help="the judge's tracking picture width (default: the judge's own, 320)")
     args = ap.parse_args()
+    if args.lores_width is not None and args.lores_width < 16:
+        raise SystemExit(f"--lores-width {args.lores_width}: give the tracking picture's width, at least 16 px")
     tally: dict[str, int] = {}
     cpu_ms: list[float] = []
     for rec in args.rec:
         if any(part.startswith("heldout") for part in rec.resolve().parts):
             raise SystemExit(f"{rec} is held-out data: not diagnosed")
         for row in diagnose(rec, not args.no_enroll, not args.no_imu, args.later, args.png, args.variants,
-                            args.stills):
+                            args.stills, args.lores_width, args.png_all):
             tally[row["cause"]] = tally.get(row["cause"], 0) + 1
             if "vote_cpu_ms" in row:
                 cpu_ms.append(row["vote_cpu_ms"])
