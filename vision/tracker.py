@@ -586,9 +586,9 @@ class DreidelTracker:
 
         Under a low lamp such a dreidel (altsim 800000: red on red) shows nothing of its own but the
         handle's glint and a faint rim: its top, 10-25% darker than the felt with the felt's hue, reads as
-        a light shadow, and the component is mostly its long cast shadow. Taking the light shadows out leaves the deep one, which is also what a black dreidel
-        looks like, and the tracker followed a long still shape: a dreidel lying still, 0.9 s after the
-        release. A shadow has no marks of its own, it is as wide as what casts it, and it runs away from
+        a light shadow, and the component is mostly its long cast shadow. Taking the light shadows out
+        leaves the deep one, which is also what a black dreidel looks like, and the tracker followed a
+        long still shape: a dreidel lying still, 0.9 s after the release. A shadow has no marks of its own, it is as wide as what casts it, and it runs away from
         its body. So when the component's only marks (pixels unlike any shadow) are a few, gathered in
         one spot at one end of it, they are the handle, and the body is the disc about them as wide as
         the shadow. A dreidel lying on a face shows its letter and its edges: its marks are many, or
