@@ -372,11 +372,15 @@ def _varied_face(style: DreidelStyle, font: ImageFont.FreeTypeFont, ch: str, at:
 
 
 def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
-                 size: tuple[int, int] | None = None, length_px: float | None = None) -> SynthStill:
+                 size: tuple[int, int] | None = None, length_px: float | None = None,
+                 glyph: Letter | None = None) -> SynthStill:
     """Draw ``style`` at rest with ``letter`` up, at a random place, angle, tilt and lighting.
 
     ``size`` is (width, height) of the picture (random when None); ``length_px`` the dreidel's
-    overall length in pixels (random in 40-150 when None).
+    overall length in pixels (random in 40-150 when None). ``glyph``, when given, is painted on the up
+    face instead of ``letter`` while every random draw (the sliver's letter too) follows ``letter``: two
+    generators in the same state then draw the same scene, blur, noise and JPEG with another letter on the
+    face (the build script compares a Gimel with its Nun so, to see whether the foot survived).
     """
     if size is None:
         size = [(640, 480), (800, 600), (960, 720), (1024, 768), (1280, 960)][int(rng.integers(5))]
@@ -441,7 +445,7 @@ def render_still(style: DreidelStyle, letter: Letter, rng: np.random.Generator,
     # Body: up face with its letter (top of the letter toward the handle), then the sliver.
     face_w_px = max(4, int(round(face_y1 - face_y0)))
     tex_len = max(8, int(round(lb)))
-    tex = _glyph_texture(style, letter, int(round(S)), tex_len, rng).astype(np.float32)
+    tex = _glyph_texture(style, glyph or letter, int(round(S)), tex_len, rng).astype(np.float32)
     tex = cv2.rotate(tex, cv2.ROTATE_90_CLOCKWISE)  # letter top -> +x (handle)
     tex = cv2.resize(tex, (tex_len, face_w_px), interpolation=cv2.INTER_AREA)
     x0i, y0i = int(round(cx0)), int(round(face_y0))
