@@ -498,11 +498,23 @@ class _FeltModel:
         or grey dreidel on grey felt (kept). The silhouette without them wins while it still looks like
         a dreidel (elongated, with a face about as long as wide; a dark handle may be missing, which
         the tip/handle decision tolerates). Left only a letter or a handle, it does not.
+
+        On a picture much larger than the segmentation copy (``factor`` > 2), a body near the felt's
+        colour can stay under the cut while its bright parts (the face's frame, the letter, the handle)
+        come out as separate pieces, too far apart for the 3 px clean-up to join; the largest, the
+        handle, was then taken for the dreidel. A silhouette that does not look like a dreidel is cut
+        again with a clean-up as wide in the segmentation copy's pixels (``_close_size``), and kept
+        when that one does. A plausible silhouette, and any picture up to twice the copy (640x480,
+        800x600: what the letter model was calibrated on), is cut exactly as before.
         """
         x0, y0, x1, y1 = box
         dists = self.distances(box, local)
         tray = None if self.tray is None else self.tray[y0:y1, x0:x1]
         pose_a = _silhouette_pose(dists.damped, thr, tray, x0, y0)
+        if not _plausible(pose_a, body=True) and self.factor > 2:
+            joined = _silhouette_pose(dists.damped, thr, tray, x0, y0, _close_size(self.factor))
+            if _plausible(joined, body=True):
+                return joined
         if _plausible(pose_a, body=True) or not bool(dists.shadow.any()):
             return pose_a
         pose_b = _silhouette_pose(dists.raw, thr, tray, x0, y0)
@@ -516,13 +528,22 @@ def _border(a: np.ndarray) -> np.ndarray:
     return np.concatenate([p.reshape(-1, *a.shape[2:]) for p in parts])
 
 
-def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: int, y0: int) -> _Measured | None:
-    """Cut the dreidel's silhouette from a box's colour distances and measure it."""
+def _close_size(factor: int) -> int:
+    """The side (px, odd) of a clean-up at full resolution that bridges about what 3 px bridge on a
+    picture twice the segmentation copy: 3 up to ``factor`` 2, 5 at 3-4 (960x540, 1280x720), 7 at 5-6
+    (a Camera Module 3's 2304x1296)."""
+    return 2 * math.ceil(factor / 2) + 1
+
+
+def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: int, y0: int,
+                     close: int = 3) -> _Measured | None:
+    """Cut the dreidel's silhouette from a box's colour distances and measure it (``close``: the side of
+    the clean-up that joins the pieces of one silhouette)."""
     fg = (dist > thr).astype(np.uint8)
     if tray is not None:
         fg &= tray
     fg = cv2.morphologyEx(fg, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+    fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
     n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
     if n <= 1:
         return None
@@ -535,7 +556,7 @@ def _silhouette_pose(dist: np.ndarray, thr: float, tray: np.ndarray | None, x0: 
         fg = (dist > 0.45 * level).astype(np.uint8)
         if tray is not None:
             fg &= tray
-        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+        fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((close, close), np.uint8))
         n, labels, stats, _ = cv2.connectedComponentsWithStats(fg, connectivity=8)
         if n <= 1:
             return None
