@@ -65,13 +65,14 @@ level, the period measured on each frame, both releases, the true and the judged
         --releases /tmp/h37/rel_all.jsonl --plot 10 --out /tmp/h40/plots/bench
 
 The tenth session's finding (H40): the onset's spread, not a bias, is the camera's median. At the true onset
-the period-scaled circling scatters by 0.23 (twin) and 0.29 (altsim) in log from spin to spin (``--measures``);
-with the wobble growing at a median 1.9/s (twin) and 2.1/s (altsim), that alone dates onsets about 0.1 s
-either way. On the twin most of it is within a recording (0.19: the same dreidel, camera and lying length,
+the period-scaled circling scatters by 0.23 (twin) and 0.32 (altsim) in log from spin to spin (``--measures``,
+447 twin and 206 altsim spins); with the wobble growing at a median 1.8/s (twin) and 2.1/s (altsim), that
+alone dates onsets about 0.1 s either way. On the twin most of it is within a recording (0.19: the same dreidel, camera and lying length,
 whose own scatter is 0.03), so it is the spin's motion, not the dreidel's proportions; on altsim most of it
-is between recordings (0.29, within 0.16). Nothing replayed narrowed it on both renderers:
+is between recordings (0.30, within 0.16). Nothing replayed narrowed it on both renderers:
 hand_jitter_k 3-8 with hand_lag_s 0.08-0.11, levels 0.034-0.040, length_weight 0.6-1, min_gain 0.3-0.5 or
-one fitted to the period measured over the final rise, the period measured there instead of frame by frame,
+one fitted to the period measured over the final rise, or 0.2-0.3 where the measured period is steady, the
+period measured over the final rise instead of frame by frame,
 a moving average over the measured period itself (no period scaling), demodulating the circling at the
 measured precession, longer growth fits and smoothing, hysteresis on the final rise, a threshold relative
 to the spin's own noise floor, and the recording's median lying length.
