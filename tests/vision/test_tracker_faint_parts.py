@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from hardware.camera import Frame
+from tests.vision.tracker_scenes import track_scenes
 from vision.background import BackgroundModel
-from vision.tracker import DreidelTracker
+from vision.tracker import Blob, DreidelTracker
 
 _FELT = np.array([28, 36, 140], np.float32)  # B, G, R of the red felt (altsim 840002)
 _FACE = np.array([45, 36, 150], np.float32)  # the red dreidel's face on it
@@ -30,18 +30,10 @@ def _picture(rng: np.random.Generator, face: np.ndarray | None) -> np.ndarray:
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
 
-def _tracked(face: np.ndarray, faint_parts: bool) -> list:
+def _tracked(face: np.ndarray, faint_parts: bool) -> list[Blob | None]:
     rng = np.random.default_rng(7)
-    tracker = DreidelTracker(faint_parts=faint_parts)
-    fps = 15.0  # the tray is learned from 15 frames whatever the rate: fewer frames make the test quicker
-    for i in range(17):
-        tracker.process(Frame(i, i / fps, _picture(rng, None)))
-    out = []
-    for k in range(5):
-        tr = tracker.process(Frame(100 + k, 2.0 + k / fps, _picture(rng, face)))
-        assert tr is not None
-        out.append(tr.dreidel)
-    return out
+    return track_scenes(DreidelTracker(faint_parts=faint_parts), lambda: _picture(rng, None),
+                        lambda: _picture(rng, face), 5)
 
 
 def test_a_felt_coloured_body_is_tracked_whole_with_its_faint_parts() -> None:

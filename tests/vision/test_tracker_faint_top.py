@@ -15,7 +15,7 @@ import math
 import cv2
 import numpy as np
 
-from hardware.camera import Frame
+from tests.vision.tracker_scenes import track_scenes
 from vision.tracker import Blob, DreidelTracker
 
 _FELT = np.array([39, 40, 148], np.float32)
@@ -58,21 +58,16 @@ def _scene(rng: np.random.Generator, lying: bool) -> np.ndarray:
     return np.clip(img + 0.5, 0, 255).astype(np.uint8)
 
 
+def _empty(rng: np.random.Generator) -> np.ndarray:
+    img = np.empty((*_SIZE, 3), np.float32)
+    img[:] = _FELT
+    img += rng.normal(0.0, 2.5, img.shape).astype(np.float32)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+
+
 def _tracked(faint_body: bool, lying: bool) -> list[Blob | None]:
     rng = np.random.default_rng(11)
-    tracker = DreidelTracker(faint_body=faint_body)
-    fps = 15.0  # the tray is learned from 15 frames whatever the rate: fewer frames make the test quicker
-    empty = np.empty((*_SIZE, 3), np.float32)
-    for i in range(17):
-        empty[:] = _FELT
-        empty += rng.normal(0.0, 2.5, empty.shape).astype(np.float32)
-        tracker.process(Frame(i, i / fps, np.clip(empty + 0.5, 0, 255).astype(np.uint8)))
-    out = []
-    for k in range(4):
-        tr = tracker.process(Frame(100 + k, 2.0 + k / fps, _scene(rng, lying)))
-        assert tr is not None
-        out.append(tr.dreidel)
-    return out
+    return track_scenes(DreidelTracker(faint_body=faint_body), lambda: _empty(rng), lambda: _scene(rng, lying), 4)
 
 
 def test_an_upright_felt_coloured_top_is_tracked_at_the_head_of_its_shadow() -> None:
