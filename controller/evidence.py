@@ -23,6 +23,9 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+#: the colour (BGR) of a verdict that waits for a judge: amber, neither the green of valid nor the red of a re-spin
+_JUDGE_NEEDED = (0, 130, 230)
+
 
 class ClipBuffer:
     """A ring buffer of small JPEG-encoded frames.
@@ -141,6 +144,19 @@ class Marks:
     letter_confidence: float | None
     valid: bool
     reasons: tuple[str, ...]
+    #: the table asks a judge (a lost dreidel, an unreadable letter, low confidence): the machine's call is
+    #: then only a suggestion, and the evidence must not read as a decision
+    needs_judge: bool = False
+
+
+def verdict_text(marks: Marks) -> str:
+    """The verdict as the evidence states it: VALID, RE-SPIN with its reasons, or JUDGE NEEDED with the
+    machine's suggestion (a judge-needed spin once showed a green "VALID" on its timeline: twin 60006 spin 2,
+    a dreidel that flew out of the tray and out of sight)."""
+    call = "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons) if marks.reasons else "RE-SPIN"
+    if marks.needs_judge:
+        return "JUDGE NEEDED (machine: " + ("valid" if marks.valid else call.lower()) + ")"
+    return call
 
 
 def draw_timeline(
@@ -205,12 +221,11 @@ def draw_timeline(
         x = xpix(float(s))
         cv2.line(img, (x, h - bottom + 2), (x, h - bottom + 6), (90, 90, 90), 1)
         cv2.putText(img, f"{s}", (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
-    verdict = "VALID" if marks.valid else "RE-SPIN " + ",".join(marks.reasons)
     stable = f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
-    header = f"{verdict}   {stable}"
+    header = f"{verdict_text(marks)}   {stable}"
     tw = cv2.getTextSize(header, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)[0][0]
-    cv2.putText(img, header, (max(4, w - right - tw), 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5,
-                (0, 120, 0) if marks.valid else (0, 0, 200), 1, cv2.LINE_AA)
+    colour = _JUDGE_NEEDED if marks.needs_judge else (0, 120, 0) if marks.valid else (0, 0, 200)
+    cv2.putText(img, header, (max(4, w - right - tw), 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
     return img
 
 
@@ -233,7 +248,7 @@ def still_caption(marks: Marks) -> list[str]:
         f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
         f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
         f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
-        "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons),
+        verdict_text(marks),
     ]
 
 

@@ -1275,7 +1275,8 @@ class SpinJudge:
         evidence = None
         if self.keep_evidence:
             evidence = self._evidence(
-                spin, release_t, wobble_t, rest_t, stable_s, letter, letter_conf, valid, reasons, pose, series
+                spin, release_t, wobble_t, rest_t, stable_s, letter, letter_conf, valid, reasons, needs_judge, pose,
+                series,
             )
             if self.evidence_dir is not None:
                 evidence.save(self.evidence_dir, spin.spin_id)
@@ -1319,6 +1320,7 @@ class SpinJudge:
         letter_conf: float | None,
         valid: bool,
         reasons: tuple[str, ...],
+        needs_judge: bool,
         pose: Any,
         series: tuple[np.ndarray, np.ndarray],
     ) -> SpinEvidence:
@@ -1331,6 +1333,7 @@ class SpinJudge:
             letter_confidence=letter_conf,
             valid=valid,
             reasons=reasons,
+            needs_judge=needs_judge,
         )
         t0 = (release_t if release_t is not None else spin.release_t) - 0.5
         t1 = (rest_t if rest_t is not None else spin.last_seen_t) + 0.5

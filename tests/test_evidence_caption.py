@@ -1,6 +1,6 @@
 """The words on the evidence still: what a judge reads first when the table asks for help."""
 
-from controller.evidence import Marks, still_caption
+from controller.evidence import Marks, still_caption, verdict_text
 
 
 def marks(letter: str | None, conf: float | None, valid: bool = True, reasons: tuple[str, ...] = ()) -> Marks:
@@ -24,3 +24,17 @@ def test_a_re_spin_names_its_reasons_and_unknown_times_show_as_such() -> None:
     m = Marks(release_t=None, wobble_t=None, rest_t=None, stable_s=None, letter=None, letter_confidence=None,
               valid=False, reasons=("short", "interference"))
     assert still_caption(m)[1:] == ["release ?", "wobble -", "rest ?", "stable ?", "RE-SPIN: short, interference"]
+
+
+def test_a_spin_sent_to_a_judge_says_so_and_gives_the_machine_call_only_as_a_suggestion() -> None:
+    # twin 60006 spin 2 flew out of the tray and out of sight: the verdict asked a judge, and its timeline
+    # still said "VALID" in green
+    lost = Marks(release_t=22.26, wobble_t=27.82, rest_t=28.33, stable_s=5.56, letter=None, letter_confidence=None,
+                 valid=True, reasons=(), needs_judge=True)
+    assert still_caption(lost)[-1] == "JUDGE NEEDED (machine: valid)"
+    short = Marks(release_t=1.0, wobble_t=2.0, rest_t=3.0, stable_s=1.0, letter=None, letter_confidence=None,
+                  valid=False, reasons=("short",), needs_judge=True)
+    assert verdict_text(short) == "JUDGE NEEDED (machine: re-spin: short)"
+    assert verdict_text(Marks(release_t=None, wobble_t=None, rest_t=None, stable_s=None, letter=None,
+                              letter_confidence=None, valid=False, reasons=(), needs_judge=True)) == (
+        "JUDGE NEEDED (machine: re-spin)")

@@ -41,3 +41,18 @@ def test_a_label_starts_inside_and_ends_inside_when_it_can(x: int, tw: int) -> N
     if tw <= 900 - 2 - 3:
         assert start + tw <= 900 - 2 or start == 0
     assert start in (x + 3, max(0, x - 3 - tw))
+
+
+def test_a_spin_sent_to_a_judge_is_not_headed_in_the_green_of_a_valid_one() -> None:
+    t = np.linspace(22.0, 28.5, 120)
+
+    def header(needs_judge: bool) -> np.ndarray:
+        marks = Marks(release_t=22.26, wobble_t=27.82, rest_t=28.33, stable_s=5.56, letter=None,
+                      letter_confidence=None, valid=True, reasons=(), needs_judge=needs_judge)
+        img = draw_timeline(t, np.sin(t), None, None, marks)[2:24]
+        return img[(img < 200).any(axis=2)].astype(int)  # the header's ink
+
+    green = header(False)
+    amber = header(True)
+    assert (green[:, 1] > green[:, 2]).mean() > 0.9, "a valid verdict is green"
+    assert (amber[:, 2] > amber[:, 1]).mean() > 0.9, "a judge-needed one is amber, more red than green"
