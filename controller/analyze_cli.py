@@ -244,12 +244,14 @@ def _table(verdicts: list[SpinVerdict]) -> str:
         return "-" if v is None else f"{v:.2f}"
 
     for v in verdicts:
+        # a spin sent to a judge shows the machine's call with a question mark: a suggestion, not a verdict
+        call = ("yes" if v.valid else "no") + ("?" if v.needs_judge else "")
         extra = ", ".join(v.reasons)
         if v.needs_judge:
             extra = (extra + "; " if extra else "") + "JUDGE NEEDED: " + "; ".join(v.notes)
         lines.append(
             f"{v.spin_id:>3} {f(v.release_t):>8} {f(v.wobble_t):>8} {f(v.rest_t):>8} {f(v.stable_s):>7} "
-            f"{(v.letter.value if v.letter else '?'):>7} {('yes' if v.valid else 'no'):>6} {v.confidence:5.2f}  {extra}"
+            f"{(v.letter.value if v.letter else '?'):>7} {call:>6} {v.confidence:5.2f}  {extra}"
         )
     if not verdicts:
         lines.append("(no spins found)")

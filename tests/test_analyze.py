@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 import controller.analyze_cli as analyze_cli
 from controller.analyze_cli import MjpegAvi, analyze, analyze_recording
+from controller.judge import SpinVerdict
 from controller.rules.letters import Letter
 from hardware.imu import ImuSample
 from hardware.recording import RecordingWriter
@@ -136,3 +137,14 @@ def test_analyze_a_twin_recording(tmp_path: Path) -> None:
     assert v.valid == t["valid"]
     assert v.rest_t is not None and abs(v.rest_t - t["rest_t"]) < 0.3
     assert v.release_t is not None and abs(v.release_t - t["release_t"]) < 0.1
+
+
+def test_the_readable_table_marks_a_spin_sent_to_a_judge_as_a_suggestion() -> None:
+    lost = SpinVerdict(spin_id=3, release_t=22.26, wobble_t=27.82, rest_t=28.33, stable_s=5.56, letter=None,
+                       valid=True, reasons=(), confidence=0.0, needs_judge=True,
+                       notes=("the dreidel went out of sight without leaving the tray",))
+    sure = SpinVerdict(spin_id=4, release_t=32.76, wobble_t=33.62, rest_t=34.13, stable_s=0.85, letter=Letter.HEY,
+                       valid=False, reasons=("short",), confidence=1.0, needs_judge=False)
+    rows = analyze_cli._table([lost, sure]).splitlines()[2:]
+    assert rows[0].split()[6] == "yes?" and "JUDGE NEEDED: the dreidel went out of sight" in rows[0]
+    assert rows[1].split()[6] == "no" and "JUDGE NEEDED" not in rows[1]
