@@ -202,6 +202,7 @@ def draw_timeline(
         ys = y0 + ph - 8 - (np.clip((v - vlo) / (vhi - vlo), 0, 1) * (ph - 24)).astype(np.int32)
         xs = np.array([xpix(float(t)) for t in ts], np.int32)
         cv2.polylines(img, [np.stack([xs, ys], 1).reshape(-1, 1, 2)], False, colour, 1, cv2.LINE_AA)
+    under: list[tuple[int, int]] = []  # the x spans of labels written under the plot, where no tick label may go
     for t, name, colour in (
         (marks.release_t, "release", (200, 0, 0)),
         (marks.wobble_t, "wobble", (0, 140, 255)),
@@ -213,14 +214,22 @@ def draw_timeline(
         cv2.line(img, (x, top - 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
         label = f"{name} {t:.2f}s"
         tw = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.42, 1)[0][0]
-        cv2.putText(img, label, (label_x(x, tw, w), top - 8 if name != "wobble" else h - bottom + 18),
+        lx = label_x(x, tw, w)
+        if name == "wobble":
+            under.append((lx, lx + tw))
+        cv2.putText(img, label, (lx, top - 8 if name != "wobble" else h - bottom + 18),
                     cv2.FONT_HERSHEY_SIMPLEX, 0.42, colour, 1, cv2.LINE_AA)
-    # a time axis: one tick per second
+    # a time axis: one tick per second (its number left out where the wobble's label, which shares its row,
+    # would be written over it)
     first = math.ceil(lo)
     for s in range(first, int(hi) + 1):
         x = xpix(float(s))
         cv2.line(img, (x, h - bottom + 2), (x, h - bottom + 6), (90, 90, 90), 1)
-        cv2.putText(img, f"{s}", (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
+        text = f"{s}"
+        tw = cv2.getTextSize(text, cv2.FONT_HERSHEY_SIMPLEX, 0.35, 1)[0][0]
+        if any(x - 4 <= b + 2 and x - 4 + tw >= a - 2 for a, b in under):
+            continue
+        cv2.putText(img, text, (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
     stable = f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
     header = f"{verdict_text(marks)}   {stable}"
     tw = cv2.getTextSize(header, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)[0][0]

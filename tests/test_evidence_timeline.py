@@ -1,5 +1,7 @@
 """The evidence timeline: the verdict and the moments' labels must be readable, not printed over each other."""
 
+from dataclasses import replace
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -56,3 +58,24 @@ def test_a_spin_sent_to_a_judge_is_not_headed_in_the_green_of_a_valid_one() -> N
     amber = header(True)
     assert (green[:, 1] > green[:, 2]).mean() > 0.9, "a valid verdict is green"
     assert (amber[:, 2] > amber[:, 1]).mean() > 0.9, "a judge-needed one is amber, more red than green"
+
+
+def test_a_second_s_number_is_not_written_over_the_wobble_label() -> None:
+    # twin seed 101 spin 2: "wobble 20.41s" and the axis' "21" shared the bottom row, printed over each other
+    t = np.linspace(14.0, 21.8, 200)
+    marks = Marks(release_t=14.53, wobble_t=20.41, rest_t=21.25, stable_s=5.88, letter="hey", letter_confidence=1.0,
+                  valid=True, reasons=())
+    img = draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), marks)
+    alone = draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), replace(marks, wobble_t=None))
+    h, w = img.shape[:2]
+    lo, hi = 14.0, 21.8
+    x21 = int(60 + (21.0 - lo) / (hi - lo) * (w - 60 - 15))
+    number = (slice(h - 14, h), slice(x21 - 5, x21 + 12))
+    assert ink(alone[number]).any(), "without a wobble label the 21 is written"
+    label = ink(img)[h - 22 : h - 10, :] & ~ink(alone)[h - 22 : h - 10, :]  # the wobble label's row
+    cols = np.flatnonzero(label.any(axis=0))
+    assert cols.size, "the wobble label is written"
+    # under it, where the axis numbers go, nothing grey: the number 21 is left out
+    strip = img[h - 12 :, cols.min() : cols.max() + 1].astype(int)
+    grey = (np.ptp(strip, axis=2) < 12) & (strip < 200).all(axis=2)
+    assert not grey.any(), "an axis number written over the wobble label"
