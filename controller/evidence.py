@@ -153,7 +153,7 @@ def verdict_text(marks: Marks) -> str:
     """The verdict as the evidence states it: VALID, RE-SPIN with its reasons, or JUDGE NEEDED with the
     machine's suggestion (a judge-needed spin once showed a green "VALID" on its timeline: twin 60006 spin 2,
     a dreidel that flew out of the tray and out of sight)."""
-    call = "VALID" if marks.valid else "RE-SPIN: " + ", ".join(marks.reasons) if marks.reasons else "RE-SPIN"
+    call = "VALID" if marks.valid else ("RE-SPIN: " + ", ".join(marks.reasons) if marks.reasons else "RE-SPIN")
     if marks.needs_judge:
         return "JUDGE NEEDED (machine: " + ("valid" if marks.valid else call.lower()) + ")"
     return call
