@@ -734,10 +734,9 @@ def pair_penalty(logits: object, labels: object) -> object:
     import torch
 
     logp = torch.log_softmax(logits, dim=1)  # type: ignore[call-overload]
-    letter = labels // ORIENTATIONS  # type: ignore[operator]
-    nun, gimel = LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL)
-    pair = ((letter == nun) | (letter == gimel)) & (labels != NONE_CLASS)  # type: ignore[operator]
-    partner = torch.where(letter == nun, torch.full_like(letter, gimel), torch.full_like(letter, nun))
+    swapped = partner_labels(labels)
+    pair = swapped != labels  # type: ignore[operator]
+    partner = torch.where(pair, swapped // ORIENTATIONS, torch.zeros_like(swapped))  # type: ignore[operator]
     cols = partner[:, None] * ORIENTATIONS + torch.arange(ORIENTATIONS)[None, :]
     p_partner = torch.exp(torch.gather(logp, 1, cols)).sum(1).clamp(max=1.0 - 1e-6)
     return torch.where(pair, -torch.log1p(-p_partner), torch.zeros_like(p_partner))

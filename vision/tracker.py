@@ -117,6 +117,11 @@ _BOX_MARGIN = 6
 
 #: how far (px) beyond the clear change the faint pieces joined to it are looked for (a body's width)
 _FAINT_REACH = 12
+#: the most marks (pixels unlike any shadow) a top seen above its shadow shows, for the component's area: its
+#: handle only (altsim 800000: 1-2%), where a dreidel lying with its shadow shows a letter (8%)
+_TOP_MARKS = 0.04
+#: a component at least this long for its width is a shadow cast sideways, or a dreidel lying
+_SHADOW_ELONGATION = 1.8
 
 
 def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
@@ -215,11 +220,6 @@ class DreidelTracker:
         self.faint_parts = faint_parts
         #: tell a felt-coloured upright body from the deep shadow it casts (see :meth:`_faint_body`)
         self.faint_body = faint_body
-        #: the most marks (pixels unlike any shadow) a top seen above its shadow shows, for the component's
-        #: area: its handle only (800000: 1-2%), where a dreidel lying with its shadow shows a letter (8%)
-        self._top_marks = 0.04
-        #: a component at least this long for its width is a shadow cast sideways, or a dreidel lying
-        self._shadow_elongation = 1.8
 
     # -- public ------------------------------------------------------------------------------
     def reset_track(self) -> None:
@@ -588,18 +588,18 @@ class DreidelTracker:
         handle's glint and a faint rim: its top, 10-25% darker than the felt with the felt's hue, reads as
         a light shadow, and the component is mostly its long cast shadow. Taking the light shadows out
         leaves the deep one, which is also what a black dreidel looks like, and the tracker followed a
-        long still shape: a dreidel lying still, 0.9 s after the release. A shadow has no marks of its own, it is as wide as what casts it, and it runs away from
-        its body. So when the component's only marks (pixels unlike any shadow) are a few, gathered in
+        long still shape: a dreidel lying still, 0.9 s after the release. A shadow has no marks of its own,
+        it is as wide as what casts it, and it runs away from its body. So when the component's only marks (pixels unlike any shadow) are a few, gathered in
         one spot at one end of it, they are the handle, and the body is the disc about them as wide as
         the shadow. A dreidel lying on a face shows its letter and its edges: its marks are many, or
         spread, and it is not read so.
         """
         ys, xs = np.nonzero(comp & (depth == 0))
         n_obj = int(xs.size)
-        if n_obj == 0 or n_obj > self._top_marks * area_raw:
+        if n_obj == 0 or n_obj > _TOP_MARKS * area_raw:
             return None
         shape = _shape(cv2.moments(comp, binaryImage=True))
-        if shape is None or shape[3] < self._shadow_elongation:
+        if shape is None or shape[3] < _SHADOW_ELONGATION:
             return None
         _, cx, cy, _, angle, length, width = shape
         gx, gy = float(xs.mean()), float(ys.mean())
