@@ -31,12 +31,11 @@ import cv2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.tuning_sets import HELDOUT_ALT  # noqa: E402
 from vision.recognizer import LetterRecognizer  # noqa: E402
 
 #: the scene facts eval_unseen's summary.json keeps, and the spin's own
 KEYS = ("size", "table", "finish", "font", "lettering", "fps", "kind", "letter")
-#: altsim seeds from here on are held out (common brief): never read here
-HELD_OUT_SEED = 920_000
 
 
 @dataclass(frozen=True)
@@ -78,7 +77,7 @@ def collect(outs: list[Path], recognizer: LetterRecognizer) -> tuple[list[Spin],
         for rec in sorted(out.glob("rec_*")):
             summary = json.loads((rec / "summary.json").read_text())
             seed = int(summary["seed"])
-            if seed >= HELD_OUT_SEED:
+            if seed >= HELDOUT_ALT:
                 raise SystemExit(f"{rec}: seed {seed} is held out, not read")
             sc = summary["scene"]
             scene = {"size": sc["size"], "table": sc["table"], "finish": sc["finish"], "font": sc["font"],
