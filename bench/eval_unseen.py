@@ -55,15 +55,28 @@ def spec_for(i: int, spins: int, seed0: int = SEED0) -> SessionSpec:
     return SessionSpec.random(seed0 + i, spins, kinds)
 
 
-def _render(args: tuple[int, int, str, int]) -> dict[str, Any]:
-    i, spins, out, seed0 = args
+def _render(args: tuple[int, int, str, int, int | None, tuple[tuple[str, int], ...]]) -> dict[str, Any]:
+    i, spins, out, seed0, quality, copies = args
     rec = Path(out) / f"rec_{seed0 + i}"
     summary_path = rec / "summary.json"
     if summary_path.is_file():
         return dict(json.loads(summary_path.read_text()))
-    summary = record(rec, spec_for(i, spins, seed0))
+    todo = [(Path(d) / rec.name, q) for d, q in copies if not (Path(d) / rec.name / "summary.json").is_file()]
+    summary = record(rec, spec_for(i, spins, seed0), jpeg_quality=quality, copies=todo)
+    for d, q in todo:
+        (d / "summary.json").write_text(json.dumps({**summary, "jpeg_quality": q}))
+    if quality is not None:
+        summary["jpeg_quality"] = quality
     summary_path.write_text(json.dumps(summary))
     return summary
+
+
+def _quality_copy(text: str) -> tuple[str, int]:
+    """``Q:DIR`` of ``--also-jpeg``."""
+    q, _, d = text.partition(":")
+    if not q.isdigit() or not 1 <= int(q) <= 100 or not d:
+        raise argparse.ArgumentTypeError(f"give QUALITY:DIR with a quality of 1-100, not {text!r}")
+    return d, int(q)
 
 
 def _run(cmd: list[str]) -> tuple[dict[str, Any] | None, str]:
@@ -267,18 +280,29 @@ def main(argv: Iterable[str] | None = None) -> int:
                     help=f"the held-out seeds ({HELDOUT_SEED0}...) instead of the tuning seeds ({SEED0}...)")
     ap.add_argument("--seed0", type=int, default=SEED0,
                     help=f"first tuning seed (default {SEED0}); seeds from {HELDOUT_SEED0} on are held out")
+    ap.add_argument("--jpeg-quality", type=int, default=None, metavar="Q",
+                    help="write the recordings' video at this JPEG quality instead of each scene's own (55-90)")
+    ap.add_argument("--also-jpeg", type=_quality_copy, action="append", default=[], metavar="Q:DIR",
+                    help="also write each recording, from the same rendered frames, at quality Q into DIR")
+    ap.add_argument("--only", type=lambda s: [int(x) for x in s.split(",")], default=None, metavar="SEED,...",
+                    help="only these seeds of the set")
     args = ap.parse_args(list(argv) if argv is not None else None)
+    if args.jpeg_quality is not None and not 1 <= args.jpeg_quality <= 100:
+        ap.error(f"--jpeg-quality must be 1-100, not {args.jpeg_quality}")
     if not args.heldout and args.seed0 + args.n > HELDOUT_SEED0:
         ap.error(f"seeds from {HELDOUT_SEED0} on are the held-out set: pass --heldout to judge them")
     seed0 = HELDOUT_SEED0 if args.heldout else args.seed0
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
 
+    picked = [i for i in range(args.n) if args.only is None or seed0 + i in args.only]
+    copies = tuple(args.also_jpeg)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        summaries = list(pool.map(_render, [(i, args.spins, str(out), seed0) for i in range(args.n)]))
+        summaries = list(pool.map(_render, [(i, args.spins, str(out), seed0, args.jpeg_quality, copies)
+                                            for i in picked]))
     stills: list[tuple[Path, str, Path | None, dict[str, Any]]] = []
     if not args.no_stills:
-        for i in range(args.n):
+        for i in picked:
             stills.extend(make_stills(i, args.spins, out, seed0))
     if args.render_only:
         print(f"{len(summaries)} recordings and {len(stills)} stills in {out}")

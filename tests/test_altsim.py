@@ -92,3 +92,34 @@ def test_scenes_follow_the_physical_table(seed: int, size: tuple[int, int], fps:
 def test_a_bad_picture_size_is_refused() -> None:
     with pytest.raises(ValueError, match="at least 320x240"):
         AltScene.random(np.random.default_rng(0), 160, 120, 60.0, 60.0, 0)
+
+
+def test_copies_at_other_jpeg_qualities_differ_only_in_the_video(
+        recording: tuple[Path, dict], tmp_path: Path) -> None:
+    """H45: ``record(..., copies=...)`` writes the same rendered frames at other JPEG qualities in one pass,
+    and leaves the recording itself byte-identical to one made without copies."""
+    base, _ = recording
+    out = tmp_path / "rec"
+    spec = SessionSpec(seed=11, size=(320, 240), fps=30.0, kinds=(SpinKind.NO_RELEASE,), imu=True, enroll=True)
+    record(out, spec, copies=[(tmp_path / "q95", 95), (tmp_path / "q40", 40)])
+    for name in ("video.avi", "frames.csv", "imu.csv", "truth.json", "meta.json"):
+        assert (out / name).read_bytes() == (base / name).read_bytes(), name
+    sizes = {}
+    for d in ("q95", "q40"):
+        for name in ("frames.csv", "imu.csv", "truth.json", "meta.json"):
+            assert (tmp_path / d / name).read_bytes() == (base / name).read_bytes(), (d, name)
+        assert sorted(p.name for p in (tmp_path / d / "enroll").glob("*.png")) == sorted(
+            p.name for p in (base / "enroll").glob("*.png"))
+        sizes[d] = (tmp_path / d / "video.avi").stat().st_size
+    assert sizes["q95"] > (base / "video.avi").stat().st_size > sizes["q40"]
+    a = next(iter(RecordingReader(tmp_path / "q95").frames())).image.astype(int)
+    b = next(iter(RecordingReader(tmp_path / "q40").frames())).image.astype(int)
+    assert 0 < np.abs(a - b).mean() < 6  # the same picture, coded differently
+
+
+def test_the_video_quality_can_be_overridden(tmp_path: Path) -> None:
+    spec = SessionSpec(seed=11, size=(320, 240), fps=30.0, kinds=(SpinKind.NO_RELEASE,), imu=False)
+    record(tmp_path / "a", spec, jpeg_quality=30)
+    record(tmp_path / "b", spec, copies=[(tmp_path / "c", 30)])
+    assert (tmp_path / "a" / "video.avi").read_bytes() == (tmp_path / "c" / "video.avi").read_bytes()
+    assert (tmp_path / "a" / "video.avi").stat().st_size < (tmp_path / "b" / "video.avi").stat().st_size

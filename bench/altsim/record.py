@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -386,29 +387,44 @@ def record(
     out_dir: str | Path,
     spec: SessionSpec,
     progress: Callable[[int, int], None] | None = None,
+    jpeg_quality: int | None = None,
+    copies: Sequence[tuple[str | Path, int]] = (),
 ) -> dict[str, Any]:
-    """Render and write one recording; returns a summary (scene, spins, truth)."""
+    """Render and write one recording; returns a summary (scene, spins, truth).
+
+    The video is written at the scene's own JPEG quality unless ``jpeg_quality`` overrides it;
+    ``copies`` are further (directory, quality) pairs written from the very same rendered frames in the
+    same pass (the IMU, truth and enrolment stills are identical in every copy: the override is the
+    video's quality only). With neither, the output is byte-identical to what it always was."""
     w, h = spec.size
     table = AltTable(spec.seed, spec.size, spec.fps)
     end = table.plan_session(list(spec.kinds))
     times = frame_times(table, end)
     imu_meta = {"chip": "altsim-lsm6dsox", "rate_hz": table.imu.rate_hz} if spec.imu else None
-    out = Path(out_dir)
-    with RecordingWriter(out, spec.fps, w, h, f"altsim:seed={spec.seed}", imu=imu_meta,
-                         jpeg_quality=table.scene.jpeg_quality) as writer:
+    outs = [(Path(out_dir), table.scene.jpeg_quality if jpeg_quality is None else int(jpeg_quality))]
+    outs += [(Path(d), int(q)) for d, q in copies]
+    with ExitStack() as stack:
+        writers = [stack.enter_context(RecordingWriter(d, spec.fps, w, h, f"altsim:seed={spec.seed}", imu=imu_meta,
+                                                       jpeg_quality=q)) for d, q in outs]
         for k, t in enumerate(times):
-            writer.write_frame(table.frame(float(t)), float(t))
+            img = table.frame(float(t))
+            for writer in writers:
+                writer.write_frame(img, float(t))
             if progress is not None and k % 60 == 0:
                 progress(k, len(times))
         if spec.imu:
             arr = table.imu_array(0.0, float(times[-1]) + 1.0 / spec.fps)
-            writer.write_imu(ImuSample(*(float(v) for v in row)) for row in arr)
-        writer.write_truth([e.truth for e in table.episodes])
+            samples = [ImuSample(*(float(v) for v in row)) for row in arr]
+            for writer in writers:
+                writer.write_imu(samples)
+        for writer in writers:
+            writer.write_truth([e.truth for e in table.episodes])
         if spec.enroll:
             for letter in table.dreidel.letters:
                 for j in range(ENROLL_PER_LETTER):
                     img, _ = table.still(letter, 1000 + 10 * j + face_of_letter(table.style, letter))
-                    writer.write_enroll(letter, img)
+                    for writer in writers:
+                        writer.write_enroll(letter, img)
     return {"seed": spec.seed, "frames": len(times), "duration_s": round(float(times[-1]), 3),
             "imu": spec.imu, "enroll": spec.enroll, "scene": table.describe(),
             "truth": [e.truth for e in table.episodes]}
