@@ -461,6 +461,70 @@ def measures(cases: list[Case]) -> None:
                       f"{np.median([r[6] for r in sel]):+.3f}")
 
 
+def _scene_of(rec: Path) -> dict[str, Any]:
+    """An altsim recording's scene in a few words (its ``summary.json``) and the video's JPEG quality (the
+    override the summary records, else the scene's own); {} for a twin recording (JPEG quality 92)."""
+    summary = rec / "summary.json"
+    if not summary.is_file():
+        return {"jpeg_quality": 92}
+    data = json.loads(summary.read_text())
+    sc = dict(data.get("scene", {}))
+    q = data.get("jpeg_quality")
+    if q is None:
+        from bench.altsim.record import AltTable
+
+        size = tuple(int(v) for v in sc["size"].split("x"))
+        q = AltTable(int(data["seed"]), size, float(sc["fps"])).scene.jpeg_quality  # type: ignore[arg-type]
+    sc["jpeg_quality"] = int(q)
+    return sc
+
+
+def by_scene(cases: list[Case], recs: list[Path]) -> list[dict[str, Any]]:
+    """H45: per spin with a true onset, what sets the onset's error: the circling level (against the
+    length, scaled for the period) at the true onset against the module's 0.038, the circling's floor
+    while the dreidel still slept (median level from 0.3 s after the release to 0.3 s before the true
+    onset), the growth rate at the onset (1/s, of the fitted log level), the length in px, the
+    length-to-width ratio, the frame rate, picture size, finish and the video's JPEG quality; and the
+    signed release and onset errors (judge's release; the module's onset). Printed as a table, worst first."""
+    from controller.camera_wobble import body_length, circling_level, upright_width
+
+    ws = WobbleSettings()
+    scenes = {f"{r.parent.name}/{r.name}": _scene_of(r) for r in recs}
+    rows: list[dict[str, Any]] = []
+    for c in cases:
+        if c.true_onset is None or c.touch_t is not None:
+            continue
+        tk, on = c.track, c.true_onset
+        t, lv = circling_level(tk, ws)
+        area = tk.area[tk.t >= tk.release_t + ws.skip_s]
+        length = body_length(tk, area, ws)
+        at = _at(t, lv, on) if t.size >= 10 else math.nan
+        early = (t >= c.true_release + 0.3) & (t <= on - 0.3) & np.isfinite(lv)
+        floor = float(np.median(lv[early])) if early.sum() >= 10 else math.nan
+        near = np.isfinite(lv) & (lv > 0) & (np.abs(t - on) <= 0.3)
+        growth = float(np.polyfit(t[near], np.log(lv[near]), 1)[0]) if near.sum() >= 8 else math.nan
+        got = wobble_onset(tk, ws)
+        ended = got if got is not None and got < tk.fall_t else tk.fall_t
+        sc = scenes.get(c.rec, {})
+        rows.append({"rec": c.rec, "spin": c.spin, "kind": c.kind, "sim": c.sim,
+                     "stable_err": stable_of(c, got) - c.true_stable, "release_err": tk.release_t - c.true_release,
+                     "onset_err": ended - on, "level_at_onset": at, "floor": floor, "growth": growth,
+                     "length_px": length, "ratio": length / upright_width(area), "fps": tk.fps,
+                     "size": sc.get("size", "640x480"), "finish": sc.get("finish", "twin"),
+                     "table": sc.get("table", "twin"), "jpeg": sc.get("jpeg_quality", 92)})
+    rows.sort(key=lambda r: -abs(r["stable_err"]))
+    print("\nby scene (spins with a true onset, worst stable error first; level = circling/length at the true onset, "
+          "module's level 0.038)")
+    print(f"  {'recording':<28}{'#':>2} {'kind':<15}{'stab':>6}{'rel':>6}{'ons':>6}  {'lvl@on':>6}{'floor':>6}"
+          f"{'grow':>6}{'len':>6}{'L/W':>5}{'fps':>5} {'size':<9}{'finish':<8}{'table':<6}{'q':>3}")
+    for r in rows:
+        print(f"  {r['rec']:<28}{r['spin']:>2} {r['kind']:<15}{r['stable_err']:>+6.2f}{r['release_err']:>+6.2f}"
+              f"{r['onset_err']:>+6.2f}  {r['level_at_onset']:>6.3f}{r['floor']:>6.3f}{r['growth']:>6.1f}"
+              f"{r['length_px']:>6.0f}{r['ratio']:>5.2f}{r['fps']:>5.0f} {r['size']:<9}{r['finish']:<8}"
+              f"{r['table']:<6}{r['jpeg']:>3}")
+    return rows
+
+
 def _periods(track: CameraTrack, settings: WobbleSettings) -> tuple[np.ndarray, np.ndarray]:
     """``(t, period)``: the precession period the module measures on each frame of ``track`` (NaN where it
     cannot tell), on the frames :func:`circling_level` returns."""
@@ -705,6 +769,11 @@ def main() -> None:
     ap.add_argument("--releases", type=Path, default=None,
                     help="replay the judge's release dating on this log (see --collect-releases)")
     ap.add_argument("--jitter-k", type=float, default=5.0, help="hand_jitter_k for --releases and --decompose")
+    ap.add_argument("--length-weight", type=float, default=None,
+                    help="WobbleSettings.length_weight for --decompose (default: the module's)")
+    ap.add_argument("--by-scene", type=Path, default=None, metavar="JSON",
+                    help="per spin: the level at the true onset, the floor, growth, the dreidel and the JPEG quality "
+                         "(printed, and written to JSON)")
     ap.add_argument("--decompose", action="store_true",
                     help="the module's stable-time error split into release and onset, per simulator (see decompose)")
     args = ap.parse_args()
@@ -740,7 +809,10 @@ def main() -> None:
         cases = attach_release_calls(cases, args.releases)
         releases(args.releases, cases, args.jitter_k)
     if args.decompose:
-        decompose(cases, args.jitter_k)
+        decompose(cases, args.jitter_k, None if args.length_weight is None
+                  else WobbleSettings(length_weight=args.length_weight))
+    if args.by_scene is not None:
+        args.by_scene.write_text(json.dumps(by_scene(cases, recs), indent=1))
     if args.plot:
         args.out.mkdir(parents=True, exist_ok=True)
         ws = WobbleSettings()
