@@ -8,7 +8,8 @@ before it is measured, so that a shadow cast sideways does not look like a tilt.
 A blob is a hand (or an arm) when it is big for a dreidel, reaches the picture's edge, or is mostly
 skin-coloured and larger than the dreidel. The dreidel is the blob that continues the previous track;
 without a track, the most dreidel-like free blob inside the tray. When the dreidel and a hand touch they
-merge into one blob: :attr:`TrackResult.merged` says so.
+merge into one blob: :attr:`TrackResult.merged` says so; it also says so when all that shows of the
+dreidel is a small piece beside the hand that holds it.
 
 The tracker does not try to see the rotation: at 60-120 fps a spinning dreidel aliases. It measures
 what the silhouette does (see :mod:`vision.observation`).
@@ -122,6 +123,13 @@ _FAINT_REACH = 12
 _TOP_MARKS = 0.04
 #: a component at least this long for its width is a shadow cast sideways, or a dreidel lying
 _SHADOW_ELONGATION = 1.8
+#: the widest gap (px) between the pieces of a body seen clearly out of a deep shadow: the tip, the letter and
+#: the handle of a dreidel the colour of the felt, whose faces read as light shadow (altsim 800000 spin 0)
+_PIECE_GAP = 4
+#: a blob next to a hand at most this fraction of the dreidel seen clearly is a piece of it, sticking out
+_FRAGMENT = 0.35
+#: how near (px) a hand's box a piece of the dreidel it covers lies
+_HAND_REACH = 6.0
 
 
 def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
@@ -216,6 +224,8 @@ class DreidelTracker:
         self._last_small: np.ndarray | None = None
         #: the area (lores px) of the last body cut clearly out of its shadow, to know it under a longer one
         self._body_area: float | None = None
+        #: the dreidel last tracked with no hand in view (kept when the track is reset)
+        self._clear: Blob | None = None
         #: also take in the faint parts joined to a clear change (a dreidel the colour of the felt)
         self.faint_parts = faint_parts
         #: tell a felt-coloured upright body from the deep shadow it casts (see :meth:`_faint_body`)
@@ -530,9 +540,10 @@ class DreidelTracker:
         A shadow keeps the felt's hue. In a lit room it keeps most of the felt's brightness (light);
         under a lamp in a dim room only the ambient light, a quarter to a half of it (deep), as dark as
         a black or grey dreidel on light felt. With deep-shadow pixels in the component, all shadows
-        are taken out first: the largest piece left and the pieces touching it are the body (a crumb
-        at the far end of a shadow is not), kept when it has a dreidel's size (a small dreidel under a
-        low lamp throws a shadow several times its size). Otherwise the light shadow is taken out, with
+        are taken out first: the largest piece left, the pieces a few pixels from it (``_PIECE_GAP``: the
+        tip, letter and handle of a dreidel whose faces read as light shadow) and the pieces touching them
+        are the body (a crumb at the far end of a shadow is not), kept when it has a dreidel's size (a
+        small dreidel under a low lamp throws a shadow several times its size). Otherwise the light shadow is taken out, with
         the darker core it leads into (a shadow straddling the deep level is one shadow). Normally a
         quarter of the component or more is left; under a low lamp the light shadow can be three times
         the body, and then the body is the main piece left, if dreidel-sized. A dark dreidel leaves only
@@ -548,7 +559,7 @@ class DreidelTracker:
             # (altsim 800013), never a dreidel, which shows a letter, an edge or a glint somewhere
             return np.zeros_like(comp), True
         if n_deep >= 0.05 * area_raw:
-            outline = self._main_piece(comp & (depth == 0))
+            outline = self._main_piece(comp & (depth == 0), _PIECE_GAP)
             if outline is not None and self._body_sized(outline, area_raw, min_area):
                 return outline, True
         if n_light == 0:
@@ -640,13 +651,21 @@ class DreidelTracker:
         ref = self._body_area
         return ref is not None and 0.6 * ref <= area <= 1.7 * ref
 
-    def _main_piece(self, mask: np.ndarray) -> np.ndarray | None:
-        """The largest connected piece of ``mask`` and the pieces touching it (within 2 px), or None if empty."""
+    def _main_piece(self, mask: np.ndarray, gap: int = 0) -> np.ndarray | None:
+        """The largest connected piece of ``mask`` and the pieces touching it (within 2 px), or None if empty.
+
+        With ``gap`` > 0 the pieces are first grouped: pieces at most ``gap`` px apart, in chains, are one
+        group, and the group holding the largest piece is returned with the pieces touching it.
+        """
         n, labels, stats = _components(mask)
         if n <= 1:
             return None
         k = 1 + int(np.argmax(stats[1:, cv2.CC_STAT_AREA]))
-        near = cv2.dilate((labels == k).astype(np.uint8), self._kernel, iterations=2)
+        main = (labels == k).astype(np.uint8)
+        if gap > 0 and n > 2:
+            _, groups, _ = _components(cv2.dilate(mask, self._kernel, iterations=gap // 2))
+            main = (groups == groups[labels == k][0]).astype(np.uint8) & mask
+        near = cv2.dilate(main, self._kernel, iterations=2)
         touching = np.unique(labels[near > 0])
         return np.isin(labels, touching[touching > 0]).astype(np.uint8)
 
@@ -664,9 +683,7 @@ class DreidelTracker:
                 if d < gate and 0.25 < ratio < 4.0 and d < best_d:
                     best, best_d = b, d
             if best is not None:
-                self._track, self._track_t = best, t
-                self._track_fresh = True
-                return best, False
+                return self._take(best, hands, t)
             for hb in hands:
                 x, y, w, h = hb.bbox
                 if x - 3 <= prev.x <= x + w + 3 and y - 3 <= prev.y <= y + h + 3:
@@ -685,6 +702,39 @@ class DreidelTracker:
             self._track_fresh = False
             return None, False
         best = max(cands, key=lambda b: b.area / (1.0 + 0.3 * abs(b.elongation - 1.0)))
-        self._track, self._track_t = best, t
+        return self._take(best, hands, t)
+
+    def _take(self, b: Blob, hands: list[Blob], t: float) -> tuple[Blob | None, bool]:
+        """Track ``b``: the dreidel, or, when it is only a piece of it sticking out of a hand (see
+        :meth:`_fragment_by_hand`), the place the hand holds it (no dreidel this frame, merged with a hand)."""
+        self._track, self._track_t = b, t
+        if self._fragment_by_hand(b, hands):
+            self._track_fresh = False
+            return None, True
         self._track_fresh = True
-        return best, False
+        if not hands:
+            self._clear = b
+        return b, False
+
+    def _fragment_by_hand(self, b: Blob, hands: list[Blob]) -> bool:
+        """Is ``b`` a piece of the dreidel a hand covers, not the dreidel: at most ``_FRAGMENT`` of the dreidel
+        seen last with no hand in view, within its length of where it was, and beside a hand (its box within
+        ``_HAND_REACH`` px of the hand's)?
+
+        Altsim 820004: a hand closing over the resting dreidel left the end of its handle in sight; the
+        track, reset as the dreidel went under the hand, started again on that 28 px piece (the body was
+        182 px) and followed it as the dreidel, present and free, while the hand lifted it away.
+        """
+        ref = self._clear
+        if ref is None or b.area >= _FRAGMENT * ref.area:
+            return False
+        if math.hypot(b.x - ref.x, b.y - ref.y) > max(ref.length, 6.0):
+            return False
+        bx, by, bw, bh = b.bbox
+        for hb in hands:
+            x, y, w, h = hb.bbox
+            if bx <= x + w + _HAND_REACH and x <= bx + bw + _HAND_REACH and by <= y + h + _HAND_REACH and (
+                y <= by + bh + _HAND_REACH
+            ):
+                return True
+        return False

@@ -15,7 +15,7 @@ import math
 import cv2
 import numpy as np
 
-from tests.vision.tracker_scenes import track_scenes
+from tests.vision.tracker_scenes import felt, track_scenes, with_noise
 from vision.tracker import Blob, DreidelTracker
 
 _FELT = np.array([39, 40, 148], np.float32)
@@ -27,8 +27,7 @@ _SHADOW = (44.0, 30.0)  # how far the shadow reaches (lores px) and its directio
 
 def _scene(rng: np.random.Generator, lying: bool) -> np.ndarray:
     """The felt with an upright top and its long shadow, or (``lying``) a dreidel lying with its letter up."""
-    img = np.empty((*_SIZE, 3), np.float32)
-    img[:] = _FELT
+    img = felt(_FELT, _SIZE)
     shade = np.zeros(_SIZE, np.uint8)
     cx, cy = _TOP
     if lying:
@@ -54,15 +53,11 @@ def _scene(rng: np.random.Generator, lying: bool) -> np.ndarray:
         img[rim > 0] *= 0.75  # the top's edge, a little darker still
         knob = cv2.circle(np.zeros(_SIZE, np.uint8), (int(cx), int(cy)), 3, 1, -1)
         img[knob > 0] = (12, 12, 14)  # the handle's glint (a dark knob)
-    img += rng.normal(0.0, 2.5, img.shape).astype(np.float32)
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    return with_noise(rng, img)
 
 
 def _empty(rng: np.random.Generator) -> np.ndarray:
-    img = np.empty((*_SIZE, 3), np.float32)
-    img[:] = _FELT
-    img += rng.normal(0.0, 2.5, img.shape).astype(np.float32)
-    return np.clip(img + 0.5, 0, 255).astype(np.uint8)
+    return with_noise(rng, felt(_FELT, _SIZE))
 
 
 def _tracked(faint_body: bool, lying: bool) -> list[Blob | None]:

@@ -24,3 +24,16 @@ def track_scenes(tracker: DreidelTracker, empty: Callable[[], np.ndarray], scene
         assert tr is not None
         out.append(tr.dreidel)
     return out
+
+
+def felt(colour: np.ndarray | tuple[float, float, float], size: tuple[int, int] = (240, 320)) -> np.ndarray:
+    """A float32 BGR picture of ``size`` (rows, columns) all of the felt's ``colour``, to draw a scene on."""
+    img = np.empty((*size, 3), np.float32)
+    img[:] = colour
+    return img
+
+
+def with_noise(rng: np.random.Generator, img: np.ndarray, sigma: float = 2.5) -> np.ndarray:
+    """The drawn float picture ``img`` with the sensor's noise (``sigma`` grey levels), as a uint8 frame."""
+    img = img + rng.normal(0.0, sigma, img.shape).astype(np.float32)
+    return np.clip(img + 0.5, 0, 255).astype(np.uint8)

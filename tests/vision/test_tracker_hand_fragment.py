@@ -1,0 +1,62 @@
+"""A hand closes over the resting dreidel and leaves the end of its handle in sight.
+
+Altsim 820004: the judge forgets the track when the dreidel vanishes under a hand; the tracker then took the
+handle's end (28 lores px; the body was 182) for the dreidel and followed it, present and free of the hand,
+while the hand lifted the dreidel away. A piece that small beside a hand, where the dreidel was, is the held
+dreidel: no dreidel, merged with the hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hardware.camera import Frame
+from tests.vision.tracker_scenes import FPS, felt, with_noise
+from vision.tracker import DreidelTracker, TrackResult
+
+_FELT = np.array([40, 70, 45], np.float32)
+_SIZE = (240, 320)
+_SKIN = (120, 160, 215)
+
+
+def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool) -> np.ndarray:
+    img = felt(_FELT, _SIZE)
+    if dreidel:
+        img[114:126, 136:162] = (170, 170, 180)  # a grey body lying, 26 x 12
+    if piece:
+        img[117:123, 122:128] = (170, 170, 180)  # the handle's end, left of the hand's fingers
+    if hand:
+        img[108:240, 134:172] = _SKIN  # a hand from the picture's bottom edge over the body
+    return with_noise(rng, img)
+
+
+def _run(piece_only: bool) -> list[TrackResult]:
+    rng = np.random.default_rng(3)
+    tracker = DreidelTracker(dreidel_px=(15.0, 100.0))  # a 640 px camera's dreidels on its 320 px picture
+    for i in range(17):
+        tracker.process(Frame(i, i / FPS, _picture(rng, False, False, False)))
+    out: list[TrackResult] = []
+    for k in range(4):  # at rest, alone
+        tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, True, False, False)))
+        assert tr is not None and tr.dreidel is not None
+        out.append(tr)
+    tracker.reset_track()  # the judge's reset once the dreidel is under the hand
+    for k in range(4, 10):
+        tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, False, True, piece_only)))
+        assert tr is not None
+        out.append(tr)
+    return out
+
+
+def test_the_end_of_a_held_dreidel_is_not_tracked_as_the_dreidel() -> None:
+    seen = _run(piece_only=True)
+    for tr in seen[4:]:
+        assert tr.hands, "the hand is seen"
+        assert tr.dreidel is None, f"a {tr.dreidel.area:.0f} px piece taken for the dreidel"
+        assert tr.merged, "the dreidel is in the hand"
+
+
+def test_with_nothing_sticking_out_the_hand_alone_is_seen() -> None:
+    seen = _run(piece_only=False)
+    for tr in seen[4:]:
+        assert tr.hands and tr.dreidel is None
