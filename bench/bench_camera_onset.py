@@ -77,6 +77,16 @@ a moving average over the measured period itself (no period scaling), demodulati
 measured precession, longer growth fits and smoothing, hysteresis on the final rise, a threshold relative
 to the spin's own noise floor, and the recording's median lying length.
 
+The eleventh session (H45): the JPEG quality is not why altsim's camera-only stable time is worse. The same
+rendered frames written at quality 92 and 55 (``eval_unseen.py --jpeg-quality 92 --also-jpeg 55:DIR``;
+twin: ``bench/h45_twin_quality.py``) give per-spin stable times within 0.1 s of each other and the same
+medians, on both renderers (``bench/h45_quality_compare.py``), and the circling timelines (``--plot``) lie on
+top of each other. What is worse is the dreidels: ``--by-scene`` shows altsim's late onsets on dreidels long
+for their width (length/width 2.2-3.3: the circling at the true onset is 0.028-0.036 of the length, under
+the level 0.038) whose wobble grows slowly (under 1.5/s, so a small shortfall is a late date), and early or
+late releases where a small dark dreidel stays hidden in the arm's shadow (920011). ``--decompose
+--length-weight 0.5`` replays the geometric lever with the judge's release and with ``hand_jitter_k``.
+
 Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
 """
 
@@ -642,12 +652,24 @@ def replay_release(call: dict[str, Any], settings: Any) -> float:
     return float(SpinJudge._release_from_hand(stand_in, call["seen"], tuple(call["xy"])))  # type: ignore[arg-type]
 
 
+def _jitter_variant(jitter_k: float) -> dict[str, Any]:
+    """``{name: JudgeSettings}`` of the release re-dated under ``hand_jitter_k``; empty once the judge has
+    no such option (H45 recommended removing it: the replays then show the judge's release alone)."""
+    from dataclasses import fields
+
+    from controller.judge import JudgeSettings
+
+    if "hand_jitter_k" not in {f.name for f in fields(JudgeSettings)}:
+        return {}
+    return {f"hand_jitter_k {jitter_k:g}": JudgeSettings(hand_jitter_k=jitter_k)}  # type: ignore[call-arg]
+
+
 def releases(log: Path, cases: list[Case], jitter_k: float) -> None:
     """Release errors, as the judge dates them and with ``hand_jitter_k``, per simulator; then the onset
     estimators scored on the cached spins from either release."""
     from controller.judge import JudgeSettings
 
-    variants = {"judge": JudgeSettings(), f"hand_jitter_k {jitter_k:g}": JudgeSettings(hand_jitter_k=jitter_k)}
+    variants = {"judge": JudgeSettings(), **_jitter_variant(jitter_k)}
     logged: dict[str, list[dict[str, Any]]] = {}
     errs: dict[tuple[str, str], list[float]] = {}
     faithful = total = 0
@@ -716,13 +738,12 @@ def decompose(cases: list[Case], jitter_k: float, settings: WobbleSettings | Non
     than 0.15 s from 3 s). A bias in the release offsets one in the onset: each is unbiased only when
     both signed medians are near 0.
     """
-    from controller.judge import JudgeSettings
 
     ws = settings if settings is not None else WobbleSettings()
     dated = [c for c in cases if c.release_call is not None]
     print(f"\ndecomposition: {len(dated)} of {len(cases)} spins have their release dating cached")
     out: dict[str, Any] = {}
-    for name, st in (("judge's release", None), (f"hand_jitter_k {jitter_k:g}", JudgeSettings(hand_jitter_k=jitter_k))):
+    for name, st in [("judge's release", None), *_jitter_variant(jitter_k).items()]:
         for sim in ("twin", "altsim"):
             rows = []
             for c in dated:
