@@ -23,9 +23,9 @@ onset's signed error grows from +0.00 s at 1.6-1.8 widths to +0.04 s at 1.8-2.1 
 to +0.09 s at 1.8-2.4 on the unseen renderer). :attr:`WobbleSettings.length_weight` below 1 measures
 against ``length ** w * (length_per_width * width) ** (1 - w)`` instead (:func:`lever`); at 0.5, the
 geometric mean, that trend is gone on both. It is not the default: the camera-only judge dates the
-release late (median +0.10 s on the unseen renderer, +0.025 s on the twin), which the late onsets offset.
-The eleventh session's replay (91 tuning spins) found no pair that pays: the geometric lever alone
-took the unseen renderer's median from 0.071 to 0.139 s, and with the release re-dated
+release late (median +0.09 s on the unseen renderer, +0.025 s on the twin), which the late onsets offset.
+The eleventh session's replay (92 tuning spins) found no pair that pays: the geometric lever alone
+took the unseen renderer's median from 0.078 to 0.161 s, and with the release re-dated
 (``JudgeSettings.hand_jitter_k`` 5) both medians were within 0.004 s of today's (see
 ``bench/bench_camera_onset.py``).
 
