@@ -52,6 +52,10 @@ Decisions where the rules are silent:
   tray). Nor is a dreidel that a hand never let go of (seen clear of every hand on a few frames in a
   row) and that went out of sight: the hand carried it away (altsim 820014: it hung upright from the
   fingers). One that such a hand hid and that reappears was still held: its release is dated again.
+- A dreidel lost from sight while sliding over the tray's rim and found lying still beyond it, at the
+  picture's edge, where its slide led, left the tray (the tracker takes a blob cut by the picture's edge
+  for a hand: twin 60006). One lost sliding for the rim and not found goes to a judge with ``left_tray``
+  (a re-spin) as the suggestion: that is likelier than a dreidel vanishing inside the tray.
 - A spin that cannot be finished (camera failure, the recording ends, no rest within ``max_spin_s``)
   is ``valid=False`` with no reason code, ``confidence`` 0 and ``needs_judge``: never a guess.
 """
@@ -219,6 +223,10 @@ class JudgeSettings:
     dated again where it reappears (:meth:`SpinJudge._regrip`); one never let go that goes out of sight
     was carried away, not spun. ``blink_s``: a lying dreidel missing from view this long, with no hand
     about, has not moved (the tracker lost its outline for a frame or two).
+    ``out_*``: a dreidel that went out of sight while sliding at ``out_speed`` body lengths per second or
+    more, and reappeared within ``out_s`` as a blob no more than ``out_size`` times its length, beyond the
+    tray's rim at the picture's edge where its path led, and lay still there, left the tray (see
+    :meth:`SpinJudge._came_out`).
     """
 
     min_stable_s: float = 3.0
@@ -256,6 +264,9 @@ class JudgeSettings:
     held_clear_frames: int = 3
     regrip_s: float = 0.25
     blink_s: float = 0.1
+    out_s: float = 0.5
+    out_speed: float = 4.0
+    out_size: float = 2.0
 
 
 @dataclass
@@ -299,6 +310,14 @@ class _Spin:
     let_go_t: float | None = None  # when it was first seen clear of every hand (None: a hand still holds it)
     clear_run: int = 0  # frames in a row seen clear of every hand, before ``let_go_t``
     last_out: bool = False  # last seen outside the tray or cut by the picture's edge
+    # the dreidel's last sightings (lores px): t, x, y, length, area
+    lores_path: deque[tuple[float, float, float, float, float]] = field(default_factory=lambda: deque(maxlen=240))
+    # while it is out of sight: a blob beyond the tray's rim where its path led (first seen t, x, y, still since
+    # t, still x, still y, the dreidel's size and area), and when that blob was found lying still (the dreidel at
+    # rest outside the tray)
+    out_blob: tuple[float, float, float, float, float, float, float, float] | None = None
+    came_out_t: float | None = None
+    hand_since_lost: float | None = None  # the first frame a hand-like blob was seen since the dreidel was lost
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -702,6 +721,11 @@ class SpinJudge:
             spin.last_seen_t = frame.t
             spin.last_obs = obs
             spin.last_in_tray = obs.in_tray
+            if tr.dreidel is not None:
+                d = tr.dreidel
+                spin.lores_path.append((frame.t, d.x, d.y, d.length, d.area))
+            spin.out_blob = None
+            spin.hand_since_lost = None
             spin.t_obs.append(frame.t)
             spin.wobble.append(obs.wobble)
             spin.elong.append(obs.elongation)
@@ -766,6 +790,10 @@ class SpinJudge:
                 spin.quiet_since = None  # a frame or two without the lying body is a blink, not a move
             if tr.lost_at_edge:
                 spin.lost_at_edge = True
+            if self._came_out(spin, tr, frame.t):
+                spin.came_out_t = frame.t
+                self._lost(spin, frame.t, obs, events)
+                return
             if obs.hand or obs.merged:
                 # a hand may hide it (reaching over, or taking it): wait for the hand to go, within reason
                 spin.clear_since = None
@@ -809,6 +837,105 @@ class SpinJudge:
         self.tracker.reset_track()
         self.observer.reset()
         self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, t, events)
+
+    @staticmethod
+    def _slide(spin: _Spin) -> tuple[float, float, float, float, float, float] | None:
+        """How the dreidel moved as it went out of sight: its size (median lores length and area over its last
+        second seen), its last place and its velocity over its last 0.1 s (lores px/s); None when that is
+        not known (fewer than two sightings in the last 0.1 s)."""
+        path = [p for p in spin.lores_path if p[0] >= spin.last_seen_t - 1.0]
+        recent = [p for p in path if p[0] >= spin.last_seen_t - 0.1]
+        if len(recent) < 2 or recent[-1][0] <= recent[0][0]:
+            return None
+        dt = recent[-1][0] - recent[0][0]
+        return (max(float(np.median([p[3] for p in path])), 4.0), max(float(np.median([p[4] for p in path])), 16.0),
+                recent[-1][1], recent[-1][2], (recent[-1][1] - recent[0][1]) / dt, (recent[-1][2] - recent[0][2]) / dt)
+
+    def _came_out(self, spin: _Spin, tr: TrackResult, t: float) -> bool:
+        """While the dreidel is out of sight: has it come to rest beyond the tray's rim, at the picture's edge?
+
+        Twin 60006 spin 2: a dark dreidel on dark felt, seen only in pieces, fell and slid for the rim at
+        10-20 body lengths a second; the tracker lost it a body length inside the tray and found it again
+        only beyond the rim, cut by the picture's bottom edge, where a blob touching the edge is a hand's.
+        That "hand" lay still there for good; the spin went to a judge as a dreidel gone from sight inside
+        the tray, with "valid" as the suggestion.
+
+        The blob is taken for the dreidel when all of these hold on every frame from its first sighting:
+        it is the only hand-like blob in view, it touches the picture's edge, its centre and all but a
+        tenth of it lie outside the tray, and it is dreidel-sized (at most ``out_size`` times the
+        dreidel's length and that squared times its area, as :meth:`_slide` measures them; its shadow
+        can come with it). It is taken up within ``out_s`` of the dreidel's last sighting, within 60
+        degrees of the way the dreidel was sliding, no further than it could have slid (plus two body
+        lengths) by the time the first blob was seen after the loss, and the dreidel was sliding at
+        ``out_speed`` body lengths a second or more (a spinning dreidel drifts a body length or two a
+        second; a fall that flings it over the rim is several times faster). Then it lies still, within
+        a sixth of a body length, for ``rest_hold_s``. An arm reaching in from the picture's edge grows
+        and comes on into the tray; it does not lie still outside it.
+        """
+        s = self.settings
+        tray = self.background.tray
+        blob = spin.out_blob
+        spin.out_blob = None
+        if spin.hand_since_lost is None and (tr.hands or tr.merged):
+            spin.hand_since_lost = t
+        slide = self._slide(spin) if blob is None else None
+        if tray is None or tray.source == "picture" or tr.merged or len(tr.hands) != 1:
+            return False
+        if blob is not None:
+            size, area = blob[6], blob[7]
+        elif slide is not None:
+            size, area = slide[0], slide[1]
+        else:
+            return False
+        h = tr.hands[0]
+        if (
+            not h.edge
+            or h.tray_overlap > 0.1
+            or tray.contains(h.x, h.y)
+            or h.length > s.out_size * size
+            or h.area > s.out_size**2 * area
+        ):
+            return False
+        if blob is None:
+            assert slide is not None
+            # first seen: where the slide was taking the dreidel, soon after it was lost (by the time anything
+            # was first seen after it: a blob that could have been there long before the dreidel is not it)
+            _, _, x, y, vx, vy = slide
+            gap = (spin.hand_since_lost if spin.hand_since_lost is not None else t) - spin.last_seen_t
+            speed = math.hypot(vx, vy)
+            dx, dy = h.x - x, h.y - y
+            dist = math.hypot(dx, dy)
+            if (
+                gap > s.out_s
+                or speed < s.out_speed * size
+                or dist > speed * gap + 2.0 * size
+                or dx * vx + dy * vy < 0.5 * dist * speed
+            ):
+                return False
+            spin.out_blob = (t, h.x, h.y, t, h.x, h.y, size, area)
+            return False
+        t0, px, py, still_t, sx, sy, _, _ = blob
+        if math.hypot(h.x - px, h.y - py) > size:
+            return False  # not the same blob followed on
+        if math.hypot(h.x - sx, h.y - sy) > size / 6.0:
+            still_t, sx, sy = t, h.x, h.y
+        spin.out_blob = (t0, h.x, h.y, still_t, sx, sy, size, area)
+        return t - still_t >= s.rest_hold_s
+
+    def _slid_out(self, spin: _Spin) -> bool:
+        """Whether a dreidel gone from sight was last seen sliding over the tray's rim: at ``out_speed`` body
+        lengths a second or more (see :meth:`_slide`), on a line that leaves the tray within two body
+        lengths. Not proof (it was not seen beyond the rim), but the likelier story than a dreidel vanishing
+        inside the tray."""
+        tray = self.background.tray
+        slide = self._slide(spin)
+        if tray is None or tray.source == "picture" or slide is None:
+            return False
+        size, _, x, y, vx, vy = slide
+        speed = math.hypot(vx, vy)
+        if speed < self.settings.out_speed * size:
+            return False
+        return not tray.contains(x + 2.0 * size * vx / speed, y + 2.0 * size * vy / speed)
 
     @staticmethod
     def _jumped(spin: _Spin, obs: Observation) -> bool:
@@ -1069,14 +1196,23 @@ class SpinJudge:
             reasons.append(Reason.WOBBLED_IMMEDIATELY.value)
         elif stable_s < s.min_stable_s:
             reasons.append(Reason.SHORT.value)
-        left = lost and (spin.lost_at_edge or not spin.last_in_tray)
+        left = lost and (spin.lost_at_edge or not spin.last_in_tray or spin.came_out_t is not None)
         if not lost and spin.rest_obs is not None and not spin.rest_obs.in_tray:
             left = True
-        if lost and not left:
+        touched = interf is not None and (rest_t is None or interf.t <= rest_t + 0.05)
+        slid = lost and not left and not touched and self._slid_out(spin)
+        if lost and not left and not slid:
             notes.append("the dreidel went out of sight without leaving the tray")
-        if left:
+        if slid:
+            # not seen beyond the rim, but that is where it was going: a judge says, suggesting a re-spin
+            notes.append("the dreidel went out of sight sliding for the tray's rim: it probably left the tray")
+        if lost and spin.came_out_t is not None and spin.last_in_tray and not spin.lost_at_edge:
+            notes.append(f"the dreidel slid out of sight over the tray's rim and lay still beyond it at the "
+                         f"picture's edge ({spin.came_out_t:.2f}s)")
+        if left or slid:
             reasons.append(Reason.LEFT_TRAY.value)
-        if interf is not None and (rest_t is None or interf.t <= rest_t + 0.05):
+        if touched:
+            assert interf is not None
             reasons.append(Reason.INTERFERENCE.value)
             notes.append(f"{interf.why} at {interf.t:.2f}s")
         valid = not reasons
@@ -1116,7 +1252,7 @@ class SpinJudge:
         if confidence < s.needs_judge_below:
             needs_judge = True
             notes.append(f"low confidence {confidence:.2f}")
-        if lost and not left and interf is None:
+        if (lost and not left and interf is None) or slid:
             needs_judge = True
         tray = self.background.tray
         if valid and tray is not None and tray.source == "picture":
