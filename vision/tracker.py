@@ -189,13 +189,13 @@ class DreidelTracker:
 
     ``faint_body`` reads a component that is mostly a deep shadow with a few marks gathered at one end as
     an upright top the colour of the felt at the head of its cast shadow (see :meth:`_faint_body`). It is
-    off: on 23 tuning recordings judged both ways (46 judgings) it changes only altsim 800000 and 840002.
-    It mends 800000 spin 0 (a valid 5.7 s spin called a put-down, ``no_release``, at rest 0.9 s after its
-    release: now valid, at rest 9.617 s against a true 9.618 s), but 800000 spin 1, a short spin that was
-    called right, is then called ``interference`` with its rest 1.3 s late (the resting red dreidel's
-    reading jumps to its letter 0.2 s after it stops, which the old reading of the spin, a shadow
-    "pinned" still all along, had passed over), and 840002's camera-only onsets move earlier (spin 1:
-    2.64 -> 2.26 s of a true 4.03 s stable time).
+    off. Judged both ways on twin 60001-60008 and altsim 800000, 820000/1/4, 840002, 920000 and 920001/2/8/11
+    (at JPEG quality 55), with the IMU and camera-only (36 judgings), it changes three spins, all camera-only,
+    of red dreidels on red felt under a low lamp: 800000 spin 0 (valid, 5.7 s; off: ``wobbled_immediately``,
+    at rest 4.5 s, its long shadow read as a dreidel lying still) is valid, at rest 9.617 s against a true
+    9.618 s; 840002 spin 0 (valid, 5.55 s) goes from ``wobbled_immediately`` to valid (4.65 s); but 840002
+    spin 1 (left the tray, stable 4.03 s; off: ``short``, 2.62 s) is called ``wobbled_immediately`` at
+    0.24 s: the disc about the handle's marks wanders with them, and the circling is dated early.
     """
 
     def __init__(
@@ -543,13 +543,13 @@ class DreidelTracker:
         are taken out first: the largest piece left, the pieces a few pixels from it (``_PIECE_GAP``: the
         tip, letter and handle of a dreidel whose faces read as light shadow) and the pieces touching them
         are the body (a crumb at the far end of a shadow is not), kept when it has a dreidel's size (a
-        small dreidel under a low lamp throws a shadow several times its size). Otherwise the light shadow is taken out, with
-        the darker core it leads into (a shadow straddling the deep level is one shadow). Normally a
-        quarter of the component or more is left; under a low lamp the light shadow can be three times
-        the body, and then the body is the main piece left, if dreidel-sized. A dark dreidel leaves only
-        its letters and glints: then only the light shadows are taken out, kept while a quarter of the
-        component is left (else it is a dark dreidel on dark felt: nothing is). A component that is all
-        shadow and larger than any dreidel is no dreidel at all: the body returned is empty.
+        small dreidel under a low lamp throws a shadow several times its size). Otherwise the light
+        shadow is taken out, with the darker core it leads into (a shadow straddling the deep level is one
+        shadow). Normally a quarter of the component or more is left; under a low lamp the light shadow
+        can be three times the body, and then the body is the main piece left, if dreidel-sized. A dark
+        dreidel leaves only its letters and glints: then only the light shadows are taken out, kept while a
+        quarter of the component is left (else it is a dark dreidel on dark felt: nothing is). A component
+        that is all shadow and larger than any dreidel is no dreidel at all: the body returned is empty.
         """
         depth = self.background.shadow_depth(small, box)
         # the component's pixels at each depth (object, light shadow, deep shadow, felt), counted at once
