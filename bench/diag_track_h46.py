@@ -6,8 +6,8 @@
 Runs ``analyze_recording`` (no IMU, no letters) with the tracker's ``process_small`` traced, and prints for
 each frame in the window the tracked dreidel (centroid, area, length, elongation, bbox), the hands and
 ``merged``; ``--png`` also saves every ``--every``-th frame's lores picture with the dreidel's box (green)
-and the hands' boxes (red), four times enlarged. ``--faint-body`` / ``--faint-parts`` turn the tracker's
-options on. Then the verdicts. Never pass held-out recordings.
+and the hands' boxes (red), four times enlarged. ``--faint-body`` turns the tracker's
+option on. Then the verdicts. Never pass held-out recordings.
 """
 
 from __future__ import annotations
@@ -33,7 +33,6 @@ def main() -> None:
     ap.add_argument("--from", dest="t0", type=float, default=0.0)
     ap.add_argument("--to", dest="t1", type=float, default=1e9)
     ap.add_argument("--faint-body", action="store_true")
-    ap.add_argument("--faint-parts", action="store_true")
     ap.add_argument("--imu", action="store_true", help="judge with the IMU too")
     ap.add_argument("--every", type=int, default=0, help="save every n-th frame of the window (with --png)")
     ap.add_argument("--png", type=Path)
@@ -47,7 +46,6 @@ def main() -> None:
     def patched_init(self: Any, *a: Any, **k: Any) -> None:
         init(self, *a, **k)
         self.faint_body = self.faint_body or args.faint_body
-        self.faint_parts = self.faint_parts or args.faint_parts
 
     count = [0]
 

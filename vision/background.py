@@ -367,31 +367,11 @@ class BackgroundModel:
         cv2.threshold(grey, 0, 255, cv2.THRESH_BINARY, dst=grey)
         return grey
 
-    def faint_foreground(
-        self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None
-    ) -> np.ndarray:
-        """The faintly changed pixels (uint8, 255 = changed): those where the change from the empty tray,
-        averaged over the pixel's 3 x 3 neighbourhood channel by channel, exceeds ``threshold`` in a channel.
-
-        A dreidel the colour of the felt (red plastic on red felt) differs from it by less than the sensor's
-        noise allows a single pixel to be trusted; averaged over its neighbours the noise falls to a third
-        and the body's even change remains. Not a look of its own: the gain is not measured again.
-        """
-        frame, ref = self._compared(small_bgr, roi, count=False)
-        change = cv2.subtract(frame, ref, dtype=cv2.CV_16S)
-        change = cv2.blur(change, (3, 3))
-        change = cv2.absdiff(change, np.zeros_like(change))
-        b_, g_, r_ = cv2.split(change)
-        largest = cv2.max(cv2.max(b_, g_), r_)
-        return (largest > threshold).view(np.uint8) * np.uint8(255)
-
     def _compared(
-        self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None, count: bool = True
+        self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None
     ) -> tuple[np.ndarray, np.ndarray]:
-        """The frame (or its ``roi`` window) and the empty tray under the current gain, the same size.
-
-        ``count``: this is a look of its own, on which the gain may be measured (every third look).
-        """
+        """The frame (or its ``roi`` window) and the empty tray under the current gain, the same size (the gain is
+        measured on every third look)."""
         if self._bg is None or self._sample_idx is None:
             raise BackgroundError("the background has not been learned yet")
         if small_bgr.shape != self._bg.shape:
@@ -399,9 +379,8 @@ class BackgroundModel:
                 f"frame of shape {small_bgr.shape} compared with a background of shape {self._bg.shape}: "
                 "feed the tracker pictures of one size"
             )
-        if count:
-            self._gain_count += 1
-        if count and self._gain_count % 3 == 1:
+        self._gain_count += 1
+        if self._gain_count % 3 == 1:
             # exposure drifts slowly: measuring the gain on every third frame is enough
             px = np.take(small_bgr.reshape(-1, 3), self._sample_flat, axis=0).astype(np.int32)
             # B + G + R of whole numbers is exact in float32 in any order: the same as summing in float32

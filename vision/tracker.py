@@ -116,8 +116,6 @@ class _Changed:
 _BOX_MARGIN = 6
 
 
-#: how far (px) beyond the clear change the faint pieces joined to it are looked for (a body's width)
-_FAINT_REACH = 12
 #: the most marks (pixels unlike any shadow) a top seen above its shadow shows, for the component's area: its
 #: handle only (altsim 800000: 1-2%), where a dreidel lying with its shadow shows a letter (8%)
 _TOP_MARKS = 0.04
@@ -179,13 +177,9 @@ class DreidelTracker:
 
     ``lores_width`` is the tracking width (320 by default); ``dreidel_px`` the expected range of a
     resting dreidel's length in full-resolution pixels (DESIGN.md: about 40-150), used to tell a
-    dreidel from a hand. ``faint_parts`` also takes in the faintly changed pieces joined to a clear
-    change (see :meth:`_with_faint_parts`). It is off: it mends a lying dreidel the colour of the felt
-    (altsim 840002 spin 0) and a put-down seen as a fragment (820004), but it also grows every ordinary
-    blob by its soft edges (tracking changed on most frames of 26 tuning recordings; two spins invented
-    on 780003 and 860003, a valid/invalid flip on twin 55001), an upright spinning dreidel the colour of
-    the felt is followed steadily as its body with its shadow, which looks like one lying still
-    (840002 spin 1: at rest 0.6 s after its release), and it costs 0.7 ms per frame.
+    dreidel from a hand. (A ``faint_parts`` option, which took in the faintly changed pieces joined to a
+    clear change, was removed in the eleventh session: it invented spins, flipped a twin valid/invalid
+    call and made a valid red-on-red spin a put-down, and it cost 40% more per frame.)
 
     ``faint_body`` reads a component that is mostly a deep shadow with a few marks gathered at one end as
     an upright top the colour of the felt at the head of its cast shadow (see :meth:`_faint_body`). It is
@@ -203,7 +197,6 @@ class DreidelTracker:
         background: BackgroundModel | None = None,
         lores_width: int = 320,
         dreidel_px: tuple[float, float] = (30.0, 200.0),
-        faint_parts: bool = False,
         faint_body: bool = False,
     ) -> None:
         self.background = background if background is not None else BackgroundModel()
@@ -226,8 +219,6 @@ class DreidelTracker:
         self._body_area: float | None = None
         #: the dreidel last tracked with no hand in view (kept when the track is reset)
         self._clear: Blob | None = None
-        #: also take in the faint parts joined to a clear change (a dreidel the colour of the felt)
-        self.faint_parts = faint_parts
         #: tell a felt-coloured upright body from the deep shadow it casts (see :meth:`_faint_body`)
         self.faint_body = faint_body
 
@@ -351,10 +342,6 @@ class DreidelTracker:
         box = _changed_box(raw)
         if box is None:
             return _Changed(wx, wy, None), []
-        if self.faint_parts:
-            raw = self._with_faint_parts(small, raw, box, (wx, wy))
-            box = _changed_box(raw)
-            assert box is not None  # the clear change is still there
         x0, y0, x1, y1 = box
         fg = cv2.morphologyEx(raw[y0:y1, x0:x1], cv2.MORPH_OPEN, self._kernel)
         fg = cv2.dilate(fg, self._kernel)
@@ -371,39 +358,6 @@ class DreidelTracker:
             if at_window_edge:
                 return None
         return changed, blobs
-
-    def _with_faint_parts(
-        self, small: np.ndarray, raw: np.ndarray, box: tuple[int, int, int, int], origin: tuple[int, int]
-    ) -> np.ndarray:
-        """``raw`` (the clearly changed pixels of the window at ``origin``) with the faintly changed pieces
-        that touch them (:meth:`BackgroundModel.faint_foreground`), looked for within ``_FAINT_REACH`` px
-        of the clear change.
-
-        A dreidel the colour of the felt shows only its letter, its edges and its shadow clearly; its
-        faces change the felt by less than a single pixel's threshold (altsim 840002: an upside-down red
-        dreidel lying on red felt, its face 10-18 grey levels off the felt against a threshold of 22,
-        tracked as a ring of shadow with holes or not at all, its rest dated 1.7 s late). Averaged over
-        a few pixels the face stands out of the noise; only pieces joined to a clear change count, so
-        the noise of an empty tray adds nothing.
-        """
-        bg = self.background
-        rows, cols = raw.shape[:2]
-        x0, y0, x1, y1 = box
-        x0, y0 = max(x0 - _FAINT_REACH, 0), max(y0 - _FAINT_REACH, 0)
-        x1, y1 = min(x1 + _FAINT_REACH, cols), min(y1 + _FAINT_REACH, rows)
-        ox, oy = origin
-        faint = bg.faint_foreground(small, max(7.0, 2.5 * bg.noise), (ox + x0, oy + y0, ox + x1, oy + y1))
-        clear = raw[y0:y1, x0:x1]
-        n, labels, _ = _components(faint)
-        if n <= 1:
-            return raw
-        joined = np.unique(labels[clear > 0])
-        joined = joined[joined > 0]
-        if joined.size == 0:
-            return raw
-        out = raw.copy()
-        out[y0:y1, x0:x1] = cv2.bitwise_or(clear, np.isin(labels, joined).view(np.uint8) * np.uint8(255))
-        return out
 
     def _adapt(self, small: np.ndarray, changed: _Changed, frame: _Stamp) -> None:
         # the model follows the light slowly; updating on every 4th full look is plenty and saves time
