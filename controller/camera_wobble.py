@@ -26,8 +26,8 @@ geometric mean, that trend is gone on both. It is not the default: the camera-on
 release late (median +0.09 s on the unseen renderer, +0.025 s on the twin), which the late onsets offset.
 The eleventh session's replay (92 tuning spins) found no pair that pays: the geometric lever alone
 took the unseen renderer's median from 0.078 to 0.161 s, and with the release re-dated
-(``JudgeSettings.hand_jitter_k`` 5) both medians were within 0.004 s of today's (see
-``bench/bench_camera_onset.py``).
+(a jitter-based release bar, ``hand_jitter_k`` 5, since removed from the judge) both medians were
+within 0.004 s of today's (see ``bench/bench_camera_onset.py``).
 
 The moving average takes its own share of the circle, and how much depends on the precession's period:
 subtracting the average over a window ``W`` leaves ``1 - sinc(pi W / T)`` of a circle of period ``T``

@@ -201,11 +201,7 @@ class JudgeSettings:
     circling radius at the rules' wobble as a fraction of the dreidel's length). ``hand_lag_s``:
     how long a releasing hand stays put after its fingers open (see :meth:`SpinJudge._release_from_hand`);
     ``hand_gone_s``: how long before the dreidel is first seen the releasing hand may have left the picture
-    and still date the release. ``hand_jitter_k``: None ends the hand's still moment where its speed
-    reaches a fifth of the speed it moved off at; a number also ends it where the speed leaves this many
-    times the hand's own jitter while it held still, whichever comes first (see :func:`_last_still`; off:
-    it dates releases right on both simulators, but the camera's onsets were fitted with the later
-    releases, so the stable time is no better until they are refitted).
+    and still date the release.
     ``hum_line``: with an IMU, a tray whose vibration has a spectral line this many times its median
     power hums (a dreidel sleeps on its tip), so nothing is at rest; ``imu_wait_s``: how long the rest
     waits for late IMU data before the camera decides alone. ``letter_reads`` frames, ``letter_interval_s``
@@ -245,7 +241,6 @@ class JudgeSettings:
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
     hand_gone_s: float = 0.6
-    hand_jitter_k: float | None = None
     circle_level: float = 0.038
     circle_hold_s: float = 0.2
     circle_gap_s: float = 0.2
@@ -327,8 +322,8 @@ def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
     return math.hypot(dx, dy)
 
 
-def _last_still(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, end_t: float, where: np.ndarray | None = None,
-                jitter_k: float | None = None) -> float | None:
+def _last_still(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, end_t: float,
+                where: np.ndarray | None = None) -> float | None:
     """The end of the last still moment of a path (times ``ts``, positions ``xs``, ``ys``): where its
     speed (3-frame smoothed) is within a fifth of the way from its slowest to its fastest over the last
     0.12 s before ``end_t`` (the speed it moved off at), and ``where`` (one flag per step between frames)
@@ -338,11 +333,9 @@ def _last_still(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, end_t: float, wh
     blob on the frame it is first seen on its own (3x the speed before, median, on both simulators), so
     a hand that eases away slowly reaches a fifth of it late: the unseen renderer's arm withdraws to the
     picture's edge in one long eased stroke, and its releases were dated 0.08 s late (median; the twin's
-    0.026 s). ``jitter_k`` also ends the still moment where the speed leaves ``jitter_k`` times the
-    path's own jitter while still (the median of the slower half of its speeds where ``where`` allows),
-    whichever bar is lower. Both are measured on the same smoothed speeds, so ``jitter_k`` is a ratio,
-    the same at any frame rate and picture size (5 was chosen on logged releases: 4-6 all help the unseen
-    renderer, below 4 the twin's fingers opening counts as the hand moving)."""
+    0.026 s). A bar at a multiple of the hand's own jitter while still dates those releases right, but
+    replayed on 92 tuning spins it made the camera's stable time no better on either renderer, alone or
+    with a refitted onset (eleventh session, ``bench/bench_camera_onset.py``), so it was removed."""
     v = smooth(np.hypot(np.diff(xs), np.diff(ys)) / np.maximum(np.diff(ts), 1e-3), 3)
     tv = 0.5 * (ts[1:] + ts[:-1])
     v_min = float(v.min())
@@ -350,9 +343,6 @@ def _last_still(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, end_t: float, wh
     if v_end - v_min < 1e-6:
         return None
     bar = v_min + 0.2 * (v_end - v_min)
-    if jitter_k is not None:
-        calm = np.sort(v[where] if where is not None and np.any(where) else v)
-        bar = min(bar, jitter_k * float(np.median(calm[: max(3, calm.size // 2)])))
     ok = v <= bar
     if where is not None:
         ok &= where
@@ -660,8 +650,7 @@ class SpinJudge:
         over = (gaps[1:] <= 0.0) & (gaps[:-1] <= 0.0)
         at_dreidel = over if gone else d_mid <= float(d_mid.min()) + 0.5 * (float(d[-1]) - float(d_mid.min()))
         # how the hand moved as it went: at the end of its track
-        t_still = _last_still(ts, xs, ys, float(ts[-1]) if gone else seen_t, at_dreidel,
-                              None if gone else self.settings.hand_jitter_k)
+        t_still = _last_still(ts, xs, ys, float(ts[-1]) if gone else seen_t, at_dreidel)
         if t_still is None or (gone and math.isinf(t_still)):
             return fallback
         # fingers open before the hand starts to move away: the release is a moment before the hand moves

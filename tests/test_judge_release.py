@@ -110,16 +110,15 @@ def _eased_arm(release_t: float, seen_t: float, stroke_s: float, reach_px: float
     return path
 
 
-def test_an_arm_easing_away_slowly_is_dated_by_where_it_left_its_own_jitter() -> None:
-    """The unseen renderer's arm withdraws to the picture's edge in one long eased stroke. The speed the
-    hand moved off at (over the last 0.12 s) is mostly the jump of its centroid as the dreidel splits off
-    its blob (3x the speed before, on both renderers), and a slowly easing arm reaches a fifth of that
-    late: its releases were dated 0.08 s late (median; the twin's 0.026 s). With ``hand_jitter_k`` the
-    still moment ends where the speed leaves the hand's own jitter."""
+def test_an_arm_easing_away_is_dated_by_where_it_started_to_move() -> None:
+    """A quick stroke (the twin's hand) is dated right. The unseen renderer's arm withdraws to the
+    picture's edge in one long eased stroke: the speed the hand moved off at (over the last 0.12 s) is
+    mostly the jump of its centroid as the dreidel splits off its blob, and a slowly easing arm reaches a
+    fifth of that late, so its release is dated late, but by less than a tenth of a second (the judge's
+    measured 0.08 s median there; a jitter-based bar that removed it made the stable time no better and
+    was removed)."""
     release_t, seen_t = 2.0, 2.25
-    path = _eased_arm(release_t, seen_t, stroke_s=0.7, reach_px=420.0)
-    assert _release(path, seen_t) - release_t > 0.04  # the fifth of the exit speed: late
-    assert abs(_release(path, seen_t, JudgeSettings(hand_jitter_k=5.0)) - release_t) < 0.03
-    # a quick stroke (the twin's hand) is dated right either way
     quick = _eased_arm(release_t, seen_t, stroke_s=0.3, reach_px=200.0)
-    assert abs(_release(quick, seen_t, JudgeSettings(hand_jitter_k=5.0)) - release_t) < 0.03
+    assert abs(_release(quick, seen_t) - release_t) < 0.03
+    slow = _eased_arm(release_t, seen_t, stroke_s=0.7, reach_px=420.0)
+    assert 0.0 < _release(slow, seen_t) - release_t < 0.1
