@@ -79,8 +79,8 @@ to the spin's own noise floor, and the recording's median lying length.
 
 The eleventh session (H45): the JPEG quality is not why altsim's camera-only stable time is worse. The same
 rendered frames written at quality 92 and 55 (``eval_unseen.py --jpeg-quality 92 --also-jpeg 55:DIR``;
-twin: ``bench/h45_twin_quality.py``) give per-spin stable times within 0.1 s of each other and the same
-medians, on both renderers (``bench/h45_quality_compare.py``), and the circling timelines (``--plot``) lie on
+twin: ``bench/jpeg_twin_copies.py``) give per-spin stable times within 0.1 s of each other and the same
+medians, on both renderers (``bench/jpeg_quality_compare.py``), and the circling timelines (``--plot``) lie on
 top of each other. What is worse is the dreidels: ``--by-scene`` shows altsim's late onsets on dreidels long
 for their width (length/width 2.2-3.3: the circling at the true onset is 0.028-0.036 of the length, under
 the level 0.038) whose wobble grows slowly (under 1.5/s, so a small shortfall is a late date), and early or

@@ -2,10 +2,10 @@
 
 Everything but ``video.avi`` is copied (frames.csv, imu.csv, truth.json, track.csv, enroll/). A second
 JPEG pass over an already coded picture is not the same as coding the rendered frame once, but from a
-quality-92 source it is close to it; the renderers' own copies (``bench/h45_twin_quality.py``,
+quality-92 source it is close to it; the renderers' own copies (``bench/jpeg_twin_copies.py``,
 ``eval_unseen.py --also-jpeg``) are the clean comparison.
 
-    .venv/bin/python bench/h45_reencode.py --quality 55 --out /tmp/h45/re55 /tmp/tune-twin-600/seed60001_n9_fps60
+    .venv/bin/python bench/jpeg_reencode.py --quality 55 --out /tmp/h45/re55 /tmp/tune-twin-600/seed60001_n9_fps60
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ tool swaps in a writer that sends every frame, IMU sample, truth and still to on
 quality, so the only difference between the copies is the video's JPEG quality. Layout as
 ``bench/eval_judge.py``'s cache (``DIR/qQ/seed{S}_n{N}_fps{F}``), so ``eval_judge.py --rec`` reads them.
 
-    .venv/bin/python bench/h45_twin_quality.py --out /tmp/h45/twin --seeds 52001,52002 --qualities 92,55
+    .venv/bin/python bench/jpeg_twin_copies.py --out /tmp/h45/twin --seeds 52001,52002 --qualities 92,55
 """
 
 from __future__ import annotations

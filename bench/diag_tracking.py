@@ -1,6 +1,6 @@
 """What the judge's tracker sees, frame by frame, over a stretch of a recording (camera-only judging).
 
-    .venv/bin/python bench/diag_track_h46.py /tmp/tune-alt-800/rec_800000 --from 10 --to 12 [--faint-body]
+    .venv/bin/python bench/diag_tracking.py /tmp/tune-alt-800/rec_800000 --from 10 --to 12 [--faint-body]
         [--every 6] [--png /tmp/h46/png]
 
 Runs ``analyze_recording`` (no IMU, no letters) with the tracker's ``process_small`` traced, and prints for

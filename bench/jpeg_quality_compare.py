@@ -1,13 +1,13 @@
 """The camera-only judge on the same recordings written at different JPEG qualities, spin by spin (H45).
 
 Each ``--set NAME=DIR`` holds recordings with the same names (rendered from the same frames at one
-quality, see ``bench/h45_twin_quality.py`` and ``eval_unseen.py --jpeg-quality/--also-jpeg``); every
+quality, see ``bench/jpeg_twin_copies.py`` and ``eval_unseen.py --jpeg-quality/--also-jpeg``); every
 recording is judged with ``sevivon analyze REC --json --no-imu`` (cached in ``--cache``, never in the recordings' folders)
 and each true spin is matched to the reported one whose release is nearest. Printed per spin: the true
 release, wobble and stable time, and per set the judged release, wobble and stable time's error;
 then, per set, the stable error's median / p95 over the spins eval_judge / eval_unseen count.
 
-    .venv/bin/python bench/h45_quality_compare.py --set q92=/tmp/h45/alt-q92 --set q55=/tmp/h45/alt-q55 \
+    .venv/bin/python bench/jpeg_quality_compare.py --set q92=/tmp/h45/alt-q92 --set q55=/tmp/h45/alt-q55 \
         --set native=/tmp/tune-alt-920
 """
 
