@@ -47,7 +47,7 @@ Releases (ninth session). The camera-only stable time starts at the release the 
 releasing hand (:meth:`SpinJudge._release_from_hand`). ``--collect-releases LOG`` judges recordings
 camera-only and logs every such dating's inputs (the hands seen in the 2 s before the dreidel, where and
 when it was seen) with the truth, one JSON line per recording; ``--releases LOG`` replays the judge's own
-method on them, as it is and with ``JudgeSettings.hand_jitter_k``, and, for the spins of the
+method on them, and, for the spins of the
 ``--contexts`` cache whose release is in the log, scores the onset estimators from each release:
 
     .venv/bin/python bench/bench_camera_onset.py --collect-releases /tmp/h37/rel.jsonl --rec DIR ...
@@ -56,8 +56,8 @@ method on them, as it is and with ``JudgeSettings.hand_jitter_k``, and, for the 
 A context cached since the tenth session also holds the spin's release dating (``release_calls``, as
 ``--collect-releases`` logs it), so one judging serves both replays; the onset is replayed at the spin's own
 frame rate (its frames' median spacing), as the judge computes it since the ninth session. ``--decompose``
-splits the module's stable-time error into release and onset, per simulator, with the judge's release and
-with ``hand_jitter_k`` (older caches: pass their log with ``--releases``); ``--plot N`` draws the N worst
+splits the module's stable-time error into release and onset, per simulator, with the judge's release
+(older caches: pass their log with ``--releases``); ``--plot N`` draws the N worst
 spins' timelines (the circling as the window leaves it and scaled for the period, the fitted growth, the
 level, the period measured on each frame, both releases, the true and the judged onset):
 
@@ -85,7 +85,9 @@ top of each other. What is worse is the dreidels: ``--by-scene`` shows altsim's 
 for their width (length/width 2.2-3.3: the circling at the true onset is 0.028-0.036 of the length, under
 the level 0.038) whose wobble grows slowly (under 1.5/s, so a small shortfall is a late date), and early or
 late releases where a small dark dreidel stays hidden in the arm's shadow (920011). ``--decompose
---length-weight 0.5`` replays the geometric lever with the judge's release and with ``hand_jitter_k``.
+--length-weight 0.5`` replays the geometric lever with the judge's release; with the release re-dated by
+the judge's ``hand_jitter_k`` (a bar at 5 times the hand's own jitter) both medians stayed within 0.004 s of
+today's, so that option was removed from the judge.
 
 Goals (issue 4): stable-time error median <= 0.05 s, p95 <= 0.15 s.
 """
@@ -652,24 +654,12 @@ def replay_release(call: dict[str, Any], settings: Any) -> float:
     return float(SpinJudge._release_from_hand(stand_in, call["seen"], tuple(call["xy"])))  # type: ignore[arg-type]
 
 
-def _jitter_variant(jitter_k: float) -> dict[str, Any]:
-    """``{name: JudgeSettings}`` of the release re-dated under ``hand_jitter_k``; empty once the judge has
-    no such option (H45 recommended removing it: the replays then show the judge's release alone)."""
-    from dataclasses import fields
-
+def releases(log: Path, cases: list[Case]) -> None:
+    """Release errors, as the judge dates them, per simulator; then the onset estimators scored on the cached
+    spins from the replayed release."""
     from controller.judge import JudgeSettings
 
-    if "hand_jitter_k" not in {f.name for f in fields(JudgeSettings)}:
-        return {}
-    return {f"hand_jitter_k {jitter_k:g}": JudgeSettings(hand_jitter_k=jitter_k)}  # type: ignore[call-arg]
-
-
-def releases(log: Path, cases: list[Case], jitter_k: float) -> None:
-    """Release errors, as the judge dates them and with ``hand_jitter_k``, per simulator; then the onset
-    estimators scored on the cached spins from either release."""
-    from controller.judge import JudgeSettings
-
-    variants = {"judge": JudgeSettings(), **_jitter_variant(jitter_k)}
+    variants = {"judge": JudgeSettings()}
     logged: dict[str, list[dict[str, Any]]] = {}
     errs: dict[tuple[str, str], list[float]] = {}
     faithful = total = 0
@@ -727,10 +717,10 @@ def attach_release_calls(cases: list[Case], log: Path) -> list[Case]:
     return out
 
 
-def decompose(cases: list[Case], jitter_k: float, settings: WobbleSettings | None = None) -> dict[str, Any]:
+def decompose(cases: list[Case], settings: WobbleSettings | None = None) -> dict[str, Any]:
     """The camera-only stable-time error split into its release and its onset, per simulator, with the
-    judge's release and with the release re-dated under ``hand_jitter_k`` (the spins whose release
-    dating is cached; see :class:`Case`'s ``release_call``), the onset from the module under ``settings``.
+    judge's release (the spins whose release dating is cached; see :class:`Case`'s ``release_call``), the
+    onset from the module under ``settings``.
 
     Per simulator, over the spins with a true onset: the stable-time error's median and p95 (|judged -
     true|) and its signed median, the signed medians of the release's and the onset's errors and the
@@ -743,32 +733,29 @@ def decompose(cases: list[Case], jitter_k: float, settings: WobbleSettings | Non
     dated = [c for c in cases if c.release_call is not None]
     print(f"\ndecomposition: {len(dated)} of {len(cases)} spins have their release dating cached")
     out: dict[str, Any] = {}
-    for name, st in [("judge's release", None), *_jitter_variant(jitter_k).items()]:
-        for sim in ("twin", "altsim"):
-            rows = []
-            for c in dated:
-                if c.sim != sim:
-                    continue
-                if st is not None:
-                    assert c.release_call is not None
-                    c = replace(c, track=replace(c.track, release_t=replay_release(c.release_call, st)))
-                on = wobble_onset(c.track, ws)
-                stable = stable_of(c, on)
-                ended = on if on is not None and on < c.track.fall_t else c.track.fall_t
-                rows.append((c, stable - c.true_stable, c.track.release_t - c.true_release,
-                             None if c.true_onset is None or c.touch_t is not None else ended - c.true_onset,
-                             valid_of(c, stable) == c.true_valid if abs(c.true_stable - 3.0) > 0.15 else None))
-            timed = [r for r in rows if r[0].true_onset is not None]
-            if not timed:
+    name = "judge's release"
+    for sim in ("twin", "altsim"):
+        rows = []
+        for c in dated:
+            if c.sim != sim:
                 continue
-            err = np.array([r[1] for r in timed])
-            onset = np.array([r[3] for r in timed if r[3] is not None])
-            calls = [r[4] for r in rows if r[4] is not None]
-            out[f"{name}/{sim}"] = (float(np.median(np.abs(err))), float(np.percentile(np.abs(err), 95)))
-            print(f"  {name:<18} {sim:<6} n {err.size:>3}  stable {np.median(np.abs(err)):.3f} / "
-                  f"{np.percentile(np.abs(err), 95):.3f} (signed {np.median(err):+.3f})  release {np.median([r[2] for r in timed]):+.3f}"
-                  f"  onset {np.median(onset):+.3f} (|{np.median(np.abs(onset)):.3f}|)  >0.15 s {int((np.abs(err) > 0.15).sum()):>3}"
-                  f"  valid/invalid {sum(calls)}/{len(calls)}")
+            on = wobble_onset(c.track, ws)
+            stable = stable_of(c, on)
+            ended = on if on is not None and on < c.track.fall_t else c.track.fall_t
+            rows.append((c, stable - c.true_stable, c.track.release_t - c.true_release,
+                         None if c.true_onset is None or c.touch_t is not None else ended - c.true_onset,
+                         valid_of(c, stable) == c.true_valid if abs(c.true_stable - 3.0) > 0.15 else None))
+        timed = [r for r in rows if r[0].true_onset is not None]
+        if not timed:
+            continue
+        err = np.array([r[1] for r in timed])
+        onset = np.array([r[3] for r in timed if r[3] is not None])
+        calls = [r[4] for r in rows if r[4] is not None]
+        out[f"{name}/{sim}"] = (float(np.median(np.abs(err))), float(np.percentile(np.abs(err), 95)))
+        print(f"  {name:<18} {sim:<6} n {err.size:>3}  stable {np.median(np.abs(err)):.3f} / "
+              f"{np.percentile(np.abs(err), 95):.3f} (signed {np.median(err):+.3f})  release {np.median([r[2] for r in timed]):+.3f}"
+              f"  onset {np.median(onset):+.3f} (|{np.median(np.abs(onset)):.3f}|)  >0.15 s {int((np.abs(err) > 0.15).sum()):>3}"
+              f"  valid/invalid {sum(calls)}/{len(calls)}")
     return out
 
 
@@ -789,7 +776,6 @@ def main() -> None:
                     help="judge --rec camera-only and append each release dating's inputs to this JSON-lines log")
     ap.add_argument("--releases", type=Path, default=None,
                     help="replay the judge's release dating on this log (see --collect-releases)")
-    ap.add_argument("--jitter-k", type=float, default=5.0, help="hand_jitter_k for --releases and --decompose")
     ap.add_argument("--length-weight", type=float, default=None,
                     help="WobbleSettings.length_weight for --decompose (default: the module's)")
     ap.add_argument("--by-scene", type=Path, default=None, metavar="JSON",
@@ -828,9 +814,9 @@ def main() -> None:
         measures(cases)
     if args.releases is not None:
         cases = attach_release_calls(cases, args.releases)
-        releases(args.releases, cases, args.jitter_k)
+        releases(args.releases, cases)
     if args.decompose:
-        decompose(cases, args.jitter_k, None if args.length_weight is None
+        decompose(cases, None if args.length_weight is None
                   else WobbleSettings(length_weight=args.length_weight))
     if args.by_scene is not None:
         args.by_scene.write_text(json.dumps(by_scene(cases, recs), indent=1))

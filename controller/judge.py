@@ -65,7 +65,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Protocol
@@ -264,6 +264,21 @@ class JudgeSettings:
     out_size: float = 2.0
 
 
+@dataclass(frozen=True)
+class _OutBlob:
+    """While the spin's dreidel is out of sight: the blob beyond the tray's rim, where its slide led, that may be
+    it (see :meth:`SpinJudge._came_out`). Lores px: where it is now, where and since when it has lain still, and
+    the dreidel's size (length) and area as last seen."""
+
+    x: float
+    y: float
+    still_t: float
+    still_x: float
+    still_y: float
+    size: float
+    area: float
+
+
 @dataclass
 class _Spin:
     """A spin in progress (mutable bookkeeping)."""
@@ -307,10 +322,9 @@ class _Spin:
     last_out: bool = False  # last seen outside the tray or cut by the picture's edge
     # the dreidel's last sightings (lores px): t, x, y, length, area
     lores_path: deque[tuple[float, float, float, float, float]] = field(default_factory=lambda: deque(maxlen=240))
-    # while it is out of sight: a blob beyond the tray's rim where its path led (first seen t, x, y, still since
-    # t, still x, still y, the dreidel's size and area), and when that blob was found lying still (the dreidel at
-    # rest outside the tray)
-    out_blob: tuple[float, float, float, float, float, float, float, float] | None = None
+    # while it is out of sight: a blob beyond the tray's rim where its path led, and when that blob was found
+    # lying still (the dreidel at rest outside the tray)
+    out_blob: _OutBlob | None = None
     came_out_t: float | None = None
     hand_since_lost: float | None = None  # the first frame a hand-like blob was seen since the dreidel was lost
 
@@ -867,11 +881,11 @@ class SpinJudge:
         spin.out_blob = None
         if spin.hand_since_lost is None and (tr.hands or tr.merged):
             spin.hand_since_lost = t
-        slide = self._slide(spin) if blob is None else None
         if tray is None or tray.source == "picture" or tr.merged or len(tr.hands) != 1:
             return False
+        slide = self._slide(spin) if blob is None else None
         if blob is not None:
-            size, area = blob[6], blob[7]
+            size, area = blob.size, blob.area
         elif slide is not None:
             size, area = slide[0], slide[1]
         else:
@@ -901,15 +915,14 @@ class SpinJudge:
                 or dx * vx + dy * vy < 0.5 * dist * speed
             ):
                 return False
-            spin.out_blob = (t, h.x, h.y, t, h.x, h.y, size, area)
+            spin.out_blob = _OutBlob(h.x, h.y, t, h.x, h.y, size, area)
             return False
-        t0, px, py, still_t, sx, sy, _, _ = blob
-        if math.hypot(h.x - px, h.y - py) > size:
+        if math.hypot(h.x - blob.x, h.y - blob.y) > size:
             return False  # not the same blob followed on
-        if math.hypot(h.x - sx, h.y - sy) > size / 6.0:
-            still_t, sx, sy = t, h.x, h.y
-        spin.out_blob = (t0, h.x, h.y, still_t, sx, sy, size, area)
-        return t - still_t >= s.rest_hold_s
+        if math.hypot(h.x - blob.still_x, h.y - blob.still_y) > size / 6.0:
+            blob = replace(blob, still_t=t, still_x=h.x, still_y=h.y)
+        spin.out_blob = replace(blob, x=h.x, y=h.y)
+        return t - blob.still_t >= s.rest_hold_s
 
     def _slid_out(self, spin: _Spin) -> bool:
         """Whether a dreidel gone from sight was last seen sliding over the tray's rim: at ``out_speed`` body
