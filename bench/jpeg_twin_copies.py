@@ -23,6 +23,7 @@ if str(ROOT) not in sys.path:
 
 import hardware.sim.recorder as recorder  # noqa: E402
 from bench.eval_judge import KINDS  # noqa: E402
+from bench.tuning_sets import HELDOUT_TWIN  # noqa: E402
 from hardware.recording import RecordingWriter  # noqa: E402
 from hardware.sim.physics import parse_kinds  # noqa: E402
 
@@ -93,8 +94,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     ap.add_argument("--fps", type=float, default=60.0)
     args = ap.parse_args(list(argv) if argv is not None else None)
     for s in args.seeds:
-        if s >= 61000:
-            ap.error(f"twin seeds from 61000 on are held out ({s})")
+        if s >= HELDOUT_TWIN:
+            ap.error(f"twin seeds from {HELDOUT_TWIN} on are held out ({s})")
         for d in render(args.out, s, args.qualities, args.spins, args.fps):
             print(d)
     return 0
