@@ -35,8 +35,14 @@ commands = st.one_of(
 @given(st.lists(commands, min_size=1, max_size=25))
 def test_the_table_is_always_the_replay_of_its_log(script: list[tuple[str, dict[str, object]]]) -> None:
     clock = FakeClock()
-    session, _ = make_session(Path(tempfile.mkdtemp(prefix="sevivon-prop-")), clock,
-                              '[table]\nfirst = "Ann"\n', sim=False)
+    # a TemporaryDirectory, not tmp_path: hypothesis runs the body many times per test, and each example
+    # needs a fresh log (mkdtemp left one folder per example behind in /tmp)
+    with tempfile.TemporaryDirectory(prefix="sevivon-prop-") as data:
+        _play(script, clock, Path(data))
+
+
+def _play(script: list[tuple[str, dict[str, object]]], clock: FakeClock, data: Path) -> None:
+    session, _ = make_session(data, clock, '[table]\nfirst = "Ann"\n', sim=False)
     try:
         for action, params in script:
             before = session.snapshot()
