@@ -52,6 +52,19 @@ The radius is read off a growing wobble through the felt's jitter and the outlin
 frame over a level scatters. ``fit_s`` > 0 dates the crossing on the growth instead: a straight line
 through the log of the radius over ``fit_s`` either side of each frame (a wobble grows about
 exponentially, a line in its log), which follows the rise without lag and averages the scatter.
+
+The twelfth session (H48, ``bench/h48_onset_floor.py``): the late tail is the truth's definition more
+than the camera. A slowly growing lean nutates about its growth and touches 6 degrees on a brief peak
+before it crosses for good; on a third of the twin's tuning spins the tilt takes over 0.15 s from 5.75
+to 6.25 degrees, and there the camera's onset error is median 0.120 s, p95 0.556 s (signed +0.09 s)
+against 0.078 / 0.200 s where it takes under 0.05 s. The circling, read through a moving average over
+a precession, sees the mean lean, not the nutation's peaks. Hysteresis on the final rise (the first
+crossing of the fitted growth within the last run over a lower level, as the IMU's rocking onset does)
+changed two of 149 tuning spins at 0.7-0.8 of the level, both for the better (twin 60004 spin 2, which
+wobbled at once, +0.68 -> +0.08 s; altsim 940000 spin 0), but at 0.6 and below it bridged back over the
+sleeping dreidel's own circling and dated spins over a second early (60002 spin 2, 940009 spin 0 valid ->
+short): while asleep the fitted circling's top decile is over 0.7 of the level on 6% of the twin's spins
+and 17% of altsim's, so the margin is too thin to trust on an unseen renderer, and it is not used.
 """
 
 from __future__ import annotations

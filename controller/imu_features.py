@@ -544,6 +544,18 @@ class ImuFeatureExtractor:
         precesses through the level and back is one wobble); an earlier blip that died down is not it.
         Without such a rise (the window runs on into the quiet after the fall), the first crossing in the
         rise that stayed over the level longest (at least ``hold_s``).
+
+        What is left of the error is mostly the truth's own definition (twelfth session, H48,
+        ``bench/h48_onset_floor.py``): the onset is where the tilt FIRST touches 6 degrees, and a slowly
+        growing lean nutates by a degree or so, so it touches 6 on a peak a few hundredths of a second
+        long and may fall back under 4 before it crosses for good. On a third of the twin's tuning spins
+        the tilt takes over 0.15 s from 5.75 to 6.25 degrees; those carry the late tail (onset error
+        median 0.108 s, p95 0.236 s, against 0.034 / 0.110 s where it takes under 0.05 s), and the
+        camera is late on the same spins (the two errors correlate 0.65). At such a peak the rocking,
+        even averaged over 0.1 s, is under the level. Shorter averaging, the first short-averaged
+        crossing before the fitted one, an upper envelope, a lower level, a log-normal mean correction
+        and a back-dating by growth rate were replayed: each traded a median or dated early spins
+        earlier, and the growth-rate trend seen on the twin is absent on altsim.
         """
         level_dps = self.rocking_level_dps if level_dps is None else level_dps
         curve = self.rocking_power(t0, t1, smooth_s, fit_s, 0.25 * level_dps)
