@@ -128,6 +128,10 @@ _PIECE_GAP = 4
 _FRAGMENT = 0.35
 #: how near (px) a hand's box a piece of the dreidel it covers lies
 _HAND_REACH = 6.0
+#: ... and a piece is smaller than this share of the lying dreidel's width (4 sigma) squared. Why: a top standing
+#: up (just released beside the hand that spun it) shows at least its body's cross-section from above, about 0.75
+#: of that square; the pieces a hand leaves in sight are a handle's end, 0.19-0.35 of it (altsim 820004)
+_UPRIGHT_SHARE = 0.4
 
 
 def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
@@ -672,15 +676,15 @@ class DreidelTracker:
 
     def _fragment_by_hand(self, b: Blob, hands: list[Blob]) -> bool:
         """Is ``b`` a piece of the dreidel a hand covers, not the dreidel: at most ``_FRAGMENT`` of the dreidel
-        seen last with no hand in view, within its length of where it was, and beside a hand (its box within
-        ``_HAND_REACH`` px of the hand's)?
+        seen last with no hand in view and smaller than that dreidel would show standing up (``_UPRIGHT_SHARE``),
+        within its length of where it was, and beside a hand (its box within ``_HAND_REACH`` px of the hand's)?
 
         Altsim 820004: a hand closing over the resting dreidel left the end of its handle in sight; the
         track, reset as the dreidel went under the hand, started again on that 28 px piece (the body was
         182 px) and followed it as the dreidel, present and free, while the hand lifted it away.
         """
         ref = self._clear
-        if ref is None or b.area >= _FRAGMENT * ref.area:
+        if ref is None or b.area >= _FRAGMENT * ref.area or b.area >= _UPRIGHT_SHARE * ref.width**2:
             return False
         if math.hypot(b.x - ref.x, b.y - ref.y) > max(ref.length, 6.0):
             return False

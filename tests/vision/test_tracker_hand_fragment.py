@@ -19,12 +19,17 @@ _SIZE = (240, 320)
 _SKIN = (120, 160, 215)
 
 
-def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool) -> np.ndarray:
+def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool, upright: bool = False,
+             long_body: bool = False) -> np.ndarray:
     img = felt(_FELT, _SIZE)
-    if dreidel:
+    if dreidel and long_body:
+        img[115:125, 136:172] = (170, 170, 180)  # a long, slim body lying, 36 x 10 (altsim's dreidels are 2.2-3.3)
+    elif dreidel:
         img[114:126, 136:162] = (170, 170, 180)  # a grey body lying, 26 x 12
     if piece:
         img[117:123, 122:128] = (170, 170, 180)  # the handle's end, left of the hand's fingers
+    if upright:
+        img[115:125, 120:130] = (170, 170, 180)  # the long body standing up, 10 x 10, just left of the hand
     if hand:
         img[108:240, 134:172] = _SKIN  # a hand from the picture's bottom edge over the body
     return with_noise(rng, img)
@@ -54,6 +59,25 @@ def test_the_end_of_a_held_dreidel_is_not_tracked_as_the_dreidel() -> None:
         assert tr.hands, "the hand is seen"
         assert tr.dreidel is None, f"a {tr.dreidel.area:.0f} px piece taken for the dreidel"
         assert tr.merged, "the dreidel is in the hand"
+
+
+def test_a_top_just_released_beside_the_hand_is_the_dreidel() -> None:
+    # the player spun it where it lay: it stands up 4 px from the fingers as the hand draws back. Standing, it
+    # shows its body's cross-section (10 x 10 px): less than 0.35 of the long body lying (360 px), but more than
+    # any piece a hand leaves in sight: it is the dreidel, free, not a piece of a held one (session 11 found
+    # such a top read "merged" while the hand stayed within 6 px)
+    rng = np.random.default_rng(5)
+    tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
+    for i in range(17):
+        tracker.process(Frame(i, i / FPS, _picture(rng, False, False, False)))
+    for k in range(4):
+        tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, True, False, False, long_body=True)))
+    tracker.reset_track()
+    for k in range(4, 8):
+        tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, False, True, False, upright=True)))
+        assert tr is not None and tr.hands, "the hand is seen"
+        assert tr.dreidel is not None and not tr.merged, "the standing top is taken for a piece in the hand"
+        assert abs(tr.dreidel.x - 124.5) < 3 and abs(tr.dreidel.y - 119.5) < 3
 
 
 def test_with_nothing_sticking_out_the_hand_alone_is_seen() -> None:
