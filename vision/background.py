@@ -169,42 +169,102 @@ class TrayRegion:
         return TrayRegion(mask=region.mask, polygon=region.polygon, source=self.source)
 
 
-def find_tray(background_bgr: np.ndarray) -> TrayRegion:
-    """Find the tray on a picture of the empty tray (lores BGR).
+#: colour distances (CIE Lab, lightness at half weight) tried when the felt's own spread leaks over the rim
+_TRAY_LADDER = (4.0, 6.0, 8.0, 10.0, 13.0, 16.0, 20.0, 25.0, 30.0, 36.0, 43.0, 52.0, 62.0, 75.0)
+#: a felt region is tray-shaped when it fills at least this much of its convex hull (a round or square tray)
+_TRAY_SOLIDITY = 0.95
+#: the smallest felt region (a share of the picture) taken for the tray
+_TRAY_MIN_SHARE = 0.15
 
-    The felt is matte and fairly uniform, so the tray is the connected region around the picture's centre
-    whose colour stays close to the centre's colour; its convex hull is the tray (a round or square outline).
-    If that region is implausibly small or large the whole picture is used (``source="picture"``).
-    """
-    h, w = background_bgr.shape[:2]
-    blur = cv2.GaussianBlur(background_bgr, (5, 5), 0)
-    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
-    cy0, cy1, cx0, cx1 = int(h * 0.35), int(h * 0.65), int(w * 0.35), int(w * 0.65)
-    centre = lab[cy0:cy1, cx0:cx1].reshape(-1, 3)
-    ref = np.median(centre, axis=0)
-    dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
-    spread = float(np.percentile(np.sqrt(((centre - ref) ** 2).sum(axis=1)), 95))
-    thr = max(10.0, 2.5 * spread)
-    felt = (dist < thr).astype(np.uint8) * 255
-    felt = cv2.morphologyEx(felt, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
-    n, labels, stats, _ = cv2.connectedComponentsWithStats(felt, connectivity=4)
-    lab_c = labels[h // 2, w // 2]
+
+@dataclass(frozen=True)
+class _FeltRegion:
+    """The region connected to the picture's centre whose colour is near the felt's."""
+
+    region: np.ndarray  # uint8 0/1
+    area: float
+    solidity: float  # area over the convex hull's area
+    touches_edge: bool  # reaches the picture's edge
+    hull: np.ndarray  # float32 (n, 2)
+
+
+def _felt_region(near: np.ndarray, centre_box: tuple[int, int, int, int]) -> _FeltRegion | None:
+    """The component of ``near`` (a 0/255 mask of felt-coloured pixels) at the picture's centre, or None."""
+    h, w = near.shape
+    cy0, cy1, cx0, cx1 = centre_box
+    felt = cv2.morphologyEx(near, cv2.MORPH_OPEN, np.ones((3, 3), np.uint8))
+    _n, labels, stats, _ = cv2.connectedComponentsWithStats(felt, connectivity=4)
+    lab_c = int(labels[h // 2, w // 2])
     if lab_c == 0:
         # the centre pixel itself is odd (a mark on the felt): take the largest component in the centre box
         box = labels[cy0:cy1, cx0:cx1]
         vals, counts = np.unique(box[box > 0], return_counts=True)
         if vals.size == 0:
-            return TrayRegion.whole_picture((w, h))
+            return None
         lab_c = int(vals[np.argmax(counts)])
     region = (labels == lab_c).astype(np.uint8)
     area = float(stats[lab_c, cv2.CC_STAT_AREA])
-    if area < 0.15 * w * h:
-        return TrayRegion.whole_picture((w, h))
     contours, _ = cv2.findContours(region, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     hull = cv2.convexHull(max(contours, key=cv2.contourArea)).reshape(-1, 2).astype(np.float32)
+    touches = bool(region[0].any() or region[-1].any() or region[:, 0].any() or region[:, -1].any())
+    return _FeltRegion(region, area, area / max(float(cv2.contourArea(hull)), 1.0), touches, hull)
+
+
+def _tray_from_ladder(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, int, int, int]) -> _FeltRegion | None:
+    """The felt by the largest colour distance (of :data:`_TRAY_LADDER`) whose region is still tray-shaped and
+    has not reached the picture's edge, or None.
+
+    Why a ladder: the first try's threshold comes from the felt's spread in the centre, and a lamp's fall-off
+    or a textured felt makes that spread wide enough to take in a table of a near colour over the rim (the
+    region then runs to the picture's edge, which DESIGN.md's camera never shows as tray). Growing the
+    threshold step by step, the felt fills out, stays put while the rim holds, then spills over: the last
+    step before the spill is the felt. Lightness counts half: the light falls off across the felt, its
+    colour does not.
+    """
+    weighted = lab.copy()
+    weighted[..., 0] *= 0.5
+    ref_w = ref * np.array([0.5, 1.0, 1.0], np.float32)
+    dist = np.sqrt(((weighted - ref_w) ** 2).sum(axis=2))
+    h, w = dist.shape
+    best: _FeltRegion | None = None
+    for thr in _TRAY_LADDER:
+        felt = _felt_region((dist < thr).astype(np.uint8) * 255, centre_box)
+        if felt is None:
+            continue
+        if felt.touches_edge:
+            break  # spilled over the rim: larger thresholds only take in more of the table
+        if felt.area >= _TRAY_MIN_SHARE * w * h and felt.solidity >= _TRAY_SOLIDITY:
+            best = felt
+    return best
+
+
+def find_tray(background_bgr: np.ndarray) -> TrayRegion:
+    """Find the tray on a picture of the empty tray (lores BGR).
+
+    The felt is matte and fairly uniform, so the tray is the connected region around the picture's centre
+    whose colour stays close to the centre's colour; its convex hull is the tray (a round or square outline).
+    When that region runs to the picture's edge (it leaked over the rim into a table of a near colour) or is
+    too small, the felt is looked for again step by step (:func:`_tray_from_ladder`).
+    If no plausible region is found the whole picture is used (``source="picture"``).
+    """
+    h, w = background_bgr.shape[:2]
+    blur = cv2.GaussianBlur(background_bgr, (5, 5), 0)
+    lab = cv2.cvtColor(blur, cv2.COLOR_BGR2LAB).astype(np.float32)
+    centre_box = (int(h * 0.35), int(h * 0.65), int(w * 0.35), int(w * 0.65))
+    cy0, cy1, cx0, cx1 = centre_box
+    centre = lab[cy0:cy1, cx0:cx1].reshape(-1, 3)
+    ref = np.median(centre, axis=0)
+    dist = np.sqrt(((lab - ref) ** 2).sum(axis=2))
+    spread = float(np.percentile(np.sqrt(((centre - ref) ** 2).sum(axis=1)), 95))
+    thr = max(10.0, 2.5 * spread)
+    felt = _felt_region((dist < thr).astype(np.uint8) * 255, centre_box)
+    if felt is None or felt.touches_edge or felt.area < _TRAY_MIN_SHARE * w * h:
+        felt = _tray_from_ladder(lab, ref, centre_box) or felt
+    if felt is None or felt.area < _TRAY_MIN_SHARE * w * h:
+        return TrayRegion.whole_picture((w, h))
     # pull the outline in a little so the rim's inner edge does not count as felt
-    c = hull.mean(axis=0)
-    hull = c + (hull - c) * 0.985
+    c = felt.hull.mean(axis=0)
+    hull = c + (felt.hull - c) * 0.985
     region_t = TrayRegion.from_polygon(hull, (w, h))
     if float(np.count_nonzero(region_t.mask)) > 0.97 * w * h:
         return TrayRegion.whole_picture((w, h))
