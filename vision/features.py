@@ -94,9 +94,10 @@ def face_channels(patch_bgr: np.ndarray, margin: float = MARGIN) -> FaceInput:
     return FaceInput(out, contrast)
 
 
-def face_input(image_bgr: np.ndarray, quad: np.ndarray) -> FaceInput:
-    """The whole chain: face quad in a picture -> the network's input."""
-    return face_channels(face_patch(image_bgr, quad))
+def face_input(image_bgr: np.ndarray, quad: np.ndarray, size: int = PATCH) -> FaceInput:
+    """The whole chain: face quad in a picture -> the network's input (``size`` px square: the letter network's
+    ``PATCH``, or the Nun/Gimel second look's larger patch)."""
+    return face_channels(face_patch(image_bgr, quad, size=size))
 
 
 def rotations(tensor: np.ndarray) -> np.ndarray:

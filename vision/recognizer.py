@@ -34,7 +34,10 @@ A reading is "unreadable" (``letter`` None) when no dreidel is found, the face h
 calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not sure enough
 for its face's size (``Calibration.confusable_bins``: thresholds fitted per face size on held-out fonts
 rendered small; a size where no threshold was safe is never read) or is not steady: the judge then asks a
-human. ``read`` keeps no state between calls and may be called from
+human. A Nun or Gimel that its face size refuses, but that the network reads at the letter's own threshold and
+steadily, may still be read when the Nun/Gimel second look (``PairLook``, an optional second network on a larger
+cut of the face, H47) names the same letter on every nudged cut at least as surely as its own per-size threshold
+asks; without its model file the recognizer reads exactly as without it. ``read`` keeps no state between calls and may be called from
 several threads at once.
 """
 
@@ -62,6 +65,10 @@ ORIENTATIONS = 4
 NONE_CLASS = len(LETTERS) * ORIENTATIONS
 CLASSES = NONE_CLASS + 1
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "letters.onnx"
+#: the Nun/Gimel second look (``PairLook``), optional: without it a Nun or Gimel is read as before it existed
+DEFAULT_PAIR_MODEL = DEFAULT_MODEL.with_name("nun_gimel.onnx")
+#: the second look's patch (px): the face cut as for the letter network, larger
+PAIR_PATCH = 48
 #: below this contrast (Lab units) the face shows no letter worth reading
 MIN_CONTRAST = 6.0
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
@@ -301,6 +308,77 @@ class Calibration:
                 "embedding": self.embedding, "meta": self.meta}
 
 
+class PairLook:
+    """The Nun/Gimel second look (H47, ``vision/models/nun_gimel.onnx`` + ``nun_gimel.json``, built by
+    ``scripts/build_nun_gimel_model.py``): a small binary network (Nun, Gimel) on a ``PAIR_PATCH`` px cut of the
+    face (the letter network's two channels), trained on the training fonts only and read on all four quarter
+    turns (logits averaged). ``pair_bins`` holds, per face size, how surely it must name the letter the letter
+    network read, on the face's cut and on every nudged cut (``agreement``), for a Nun or Gimel that the face's
+    size refused to be read; fitted on held-out fonts so that no wrong read there passes (None: never)."""
+
+    def __init__(self, net: cv2.dnn.Net, bins: tuple[ConfusableBin, ...] | None, path: Path,
+                 meta: dict[str, object] | None = None) -> None:
+        self._net = net
+        self._lock = threading.Lock()
+        self.bins = bins
+        self.path = path
+        self.meta = meta or {}
+
+    @classmethod
+    def load(cls, path: Path, require_bins: bool = True) -> PairLook:
+        """Read ``path`` (.onnx) and ``pair_bins`` of the .json beside it, or raise :class:`ModelError` saying
+        what is missing or wrong."""
+        path = Path(path)
+        side = path.with_suffix(".json")
+        for p in (path, side):
+            if not p.is_file():
+                raise ModelError(f"Nun/Gimel second look {p} is missing: run scripts/build_nun_gimel_model.py")
+        try:
+            raw = json.loads(side.read_text())
+            if int(raw.get("patch", -1)) != PAIR_PATCH:
+                raise ValueError(f"patch {raw.get('patch')} is not this code's {PAIR_PATCH}")
+            bins = _confusable_bins(raw.get("pair_bins"))
+            if bins is None and require_bins:
+                raise ValueError("no pair_bins (not calibrated)")
+        except (KeyError, ValueError, TypeError) as exc:
+            raise ModelError(f"Nun/Gimel second look {side} is malformed ({exc}): rebuild it with "
+                             "scripts/build_nun_gimel_model.py") from exc
+        try:
+            net = cv2.dnn.readNetFromONNX(str(path))
+            net.setInput(np.zeros((1, CHANNELS, PAIR_PATCH, PAIR_PATCH), np.float32))
+            shape = np.asarray(net.forward()).shape
+        except cv2.error as exc:
+            raise ModelError(f"Nun/Gimel second look {path} does not run ({exc}): rebuild it with "
+                             "scripts/build_nun_gimel_model.py") from exc
+        if shape != (1, 2):
+            raise ModelError(f"Nun/Gimel second look {path} gives {shape[1:]} outputs, this code expects 2")
+        return cls(net, bins, path, dict(raw.get("meta", {})))
+
+    def threshold(self, side_px: float) -> float | None:
+        """The agreement a face ``side_px`` wide needs (None: the second look is not asked at that size)."""
+        for b in self.bins or ():
+            if side_px < b.below_px:
+                return b.threshold
+        return None
+
+    def p_gimel(self, faces: Sequence[np.ndarray]) -> np.ndarray:
+        """p(Gimel | Nun or Gimel) of each face input (``CHANNELS`` x ``PAIR_PATCH`` x ``PAIR_PATCH``), its four
+        quarter turns' logits averaged."""
+        batch = np.concatenate([rotations(f) for f in faces])
+        with self._lock:
+            self._net.setInput(np.ascontiguousarray(batch, dtype=np.float32))
+            out = np.asarray(self._net.forward(), np.float64).reshape(len(faces), 4, 2).mean(axis=1)
+        return 1.0 / (1.0 + np.exp(out[:, 0] - out[:, 1]))
+
+    def agreement(self, image_bgr: np.ndarray, quad: np.ndarray, letter: Letter) -> float:
+        """How surely the second look names ``letter`` (Nun or Gimel): the least p(letter) over the face cut by
+        ``quad`` and by its six nudged outlines (``nudged_quads``)."""
+        faces = [face_input(image_bgr, q, size=PAIR_PATCH).tensor
+                 for q in [np.asarray(quad, np.float64).reshape(4, 2), *nudged_quads(quad)]]
+        p = self.p_gimel(faces)
+        return float((p if letter is Letter.GIMEL else 1.0 - p).min())
+
+
 class LetterModel:
     """The network (ONNX, run by ``cv2.dnn``) and its calibration.
 
@@ -386,6 +464,15 @@ class LetterModel:
         return got
 
 
+def load_pair_look(path: Path) -> tuple[PairLook | None, str]:
+    """The Nun/Gimel second look at ``path``, or None and why not (a missing or broken file degrades the
+    recognizer to reading without it, never to failing)."""
+    try:
+        return PairLook.load(path), ""
+    except ModelError as exc:
+        return None, str(exc)
+
+
 def normalize_rows(a: np.ndarray) -> np.ndarray:
     """Rows scaled to unit length."""
     return a / (np.linalg.norm(a, axis=1, keepdims=True) + 1e-9)
@@ -449,8 +536,10 @@ class LetterRecognizer:
 
     def __init__(self, model: LetterModel, protos: np.ndarray | None = None,
                  proto_letters: np.ndarray | None = None, threshold: float | None = None,
-                 faces: np.ndarray | None = None) -> None:
+                 faces: np.ndarray | None = None, pair: PairLook | None = None) -> None:
         self.model = model
+        #: the Nun/Gimel second look, or None (a Nun or Gimel that its face size refuses stays refused)
+        self.pair = pair
         width = model.calibration.embedding
         self.protos = protos if protos is not None else np.zeros((0, width))
         self.proto_letters = proto_letters if proto_letters is not None else np.zeros(0, np.int64)
@@ -468,8 +557,15 @@ class LetterRecognizer:
 
     @classmethod
     def default(cls) -> LetterRecognizer:
-        """The generic recognizer from ``vision/models/letters.onnx`` (nothing is downloaded)."""
-        return cls(LetterModel.load(DEFAULT_MODEL))
+        """The generic recognizer from ``vision/models/letters.onnx`` (nothing is downloaded), with the Nun/Gimel
+        second look of ``nun_gimel.onnx`` when that file is there (``pair_note`` says why not otherwise)."""
+        pair, note = load_pair_look(DEFAULT_PAIR_MODEL)
+        reader = cls(LetterModel.load(DEFAULT_MODEL), pair=pair)
+        reader.pair_note = note
+        return reader
+
+    #: why the recognizer reads without the Nun/Gimel second look ("" when it has one or was not asked for it)
+    pair_note: str = ""
 
     @property
     def enrolled(self) -> int:
@@ -511,8 +607,9 @@ class LetterRecognizer:
             labels.append(np.array([idx]))
             faces.append(face[None])
         taught = LetterRecognizer(self.model, np.concatenate(protos), np.concatenate(labels), self.threshold,
-                                  np.concatenate(faces))
+                                  np.concatenate(faces), pair=self.pair)
         taught.letter_thresholds = self.letter_thresholds
+        taught.pair_note = self.pair_note
         return taught, skipped
 
     def _prototype(self, label: str, letter: Letter | str, image: np.ndarray) -> tuple[np.ndarray, int, np.ndarray]:
@@ -646,7 +743,8 @@ class LetterRecognizer:
         face = face_input(image_bgr, pose.face_quad)
         if face.contrast < MIN_CONTRAST:
             return LetterReading(None, 0.0, uniform, pose, reason="the face shows no letter")
-        decision = self._decide(*self._face_scores([face], pose.confidence)[0])
+        generic, taught = self._face_scores([face], pose.confidence)[0]
+        decision = self._decide(generic, taught)
         best, confidence, got = decision.best, decision.confidence, decision.scores
         scores = {letter: float(p) for letter, p in zip(LETTERS, got.p_letter, strict=True)}
         quad = pose.face_quad
@@ -672,6 +770,17 @@ class LetterRecognizer:
             else:
                 why = (f"Nun or Gimel on a face of {side:.0f} px: " + ("too small to tell apart" if at_size is None
                        else f"not sure enough at that size ({confidence:.3f} < {at_size:.3f})"))
+            # refused at its size: the second look may vouch for a read at the letter's own threshold, steady
+            pair_at = None if self.pair is None else self.pair.threshold(side)
+            if pair_at is not None and at_size is not None and float(generic.confidence[best]) >= threshold:
+                if steady is None:
+                    steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
+                if steady >= threshold:
+                    agree = self.pair.agreement(image_bgr, quad, LETTERS[best])  # type: ignore[union-attr]
+                    if agree >= pair_at:
+                        return LetterReading(LETTERS[best], confidence, scores, pose,
+                                             reason=f"second look {agree:.3f} >= {pair_at:.3f}")
+                    why = f"{why}; the second look does not tell ({agree:.3f} < {pair_at:.3f})"
             # refused at its size: the taught Nun and Gimel faces of this dreidel may still vouch for it
             rule = self.model.calibration.taught_faces
             if rule is None or side < rule.min_side_px:

@@ -1,0 +1,461 @@
+#!/usr/bin/env python3
+"""Build the Nun/Gimel second look ``vision/models/nun_gimel.onnx`` (+ ``nun_gimel.json``), H47 (session 12).
+
+The letter network refuses most Nuns: a Nun or Gimel must reach a threshold fitted per face size
+(``confusable_bins``, about 0.99) because held-out-font Gimels whose foot is lost are read as Nun at up to
+0.987. The second look is a separate, smaller witness for that pair only: a binary Nun-or-Gimel network on a
+larger patch of the face (``PAIR_PATCH`` = 48 px instead of 32, the same two channels), trained on the training
+fonts only, every quarter turn (it is read on all four turns, logits averaged). A Nun or Gimel that the letter
+network reads at the letter's own threshold, steadily, but that its face size refuses, is read when the second
+look names the same letter on the face's cut and on every nudged cut at least at the threshold fitted for that
+face size (``pair_bins`` in the json): on held-out-font dreidels read exactly as at run time, just above the most
+confident wrong read that the rule would have let through, with at least ``MIN_READS`` right reads above it; a
+size where no threshold is safe is left to the letter network's rules (refused, as before).
+
+1. Render Nun and Gimel stills of random dreidels (letter_synth's plain, varied and finished styles, training
+   fonts only; faces 12-34 px, 34-64 px and letter_synth's usual sizes) and of the twin lettered in training fonts
+   stored as MJPG stores a frame; cut each face by its true outline, two jittered copies and the pose's outline.
+2. Train (PyTorch, CPU, a few minutes) and export to ONNX; check cv2.dnn agrees.
+3. Calibrate on held-out-font dreidels (``HELD_OUT_FAMILIES``; the build script's small-face seeds: twin
+   6,700,000+, letter_synth 5,000,000+ and 5,400,000+, never a benchmark's or the session's held-out seeds),
+   read by the committed letter network exactly as ``LetterRecognizer.read`` reads (pose, cut, network,
+   steadiness) plus the second look.
+
+Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
+Usage: .venv/bin/python scripts/build_nun_gimel_model.py --cache /tmp/h47/cache     (every step)
+       .venv/bin/python scripts/build_nun_gimel_model.py --recalibrate --calib-rows R.npy (refit the json only)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import replace
+from multiprocessing import get_context
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from build_letter_model import (  # noqa: E402
+    LARGE_FACE_PX,
+    LARGE_SYNTH_SEED0,
+    SMALL_FACE_EDGES,
+    SMALL_FACE_PX,
+    SMALL_SYNTH_SEED0,
+    SMALL_TWIN_SEED0,
+    SYNTH_SIZES,
+    _near,
+    clockwise,
+    jitter,
+)
+
+from controller.rules.letters import Letter  # noqa: E402
+from vision.features import CHANNELS, face_input  # noqa: E402
+from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
+from vision.pose import find_resting_dreidel  # noqa: E402
+from vision.recognizer import (  # noqa: E402
+    DEFAULT_PAIR_MODEL,
+    LETTERS,
+    MIN_CONTRAST,
+    PAIR_PATCH,
+    ConfusableBin,
+    LetterModel,
+    LetterRecognizer,
+    PairLook,
+)
+
+PAIR = (Letter.NUN, Letter.GIMEL)
+#: training stills' seeds (apart from every other stage's, benchmark's and held-out range)
+TRAIN_SYNTH_SEED0 = 4_700_000
+TRAIN_TWIN_SEED0 = 6_500_000
+#: a bin's threshold lies this far above the most confident wrong read the rule would let through there ...
+MARGIN = 0.005
+#: ... and must leave at least this many right reads the face size refused (evidence, not luck), at most this high
+MIN_READS = 10
+MAX_THRESHOLD = 0.999
+#: the second look is asked only from this face size up (below 14 px no Nun/Gimel is ever read)
+MIN_SIDE_PX = 14.0
+
+Sample = tuple[np.ndarray, int]  # (2 x PAIR_PATCH x PAIR_PATCH float16, 0 Nun / 1 Gimel)
+
+
+def _cuts(image: np.ndarray, truth: np.ndarray, label: int, rng: np.random.Generator, jitters: int = 2
+          ) -> list[Sample]:
+    quads = [truth] + [jitter(truth, rng) for _ in range(jitters)]
+    pose = find_resting_dreidel(image)
+    if pose is not None and pose.face_quad is not None and _near(pose.face_quad, truth):
+        quads.append(np.asarray(pose.face_quad, np.float64))
+    out = []
+    for q in quads:
+        f = face_input(image, q, size=PAIR_PATCH)
+        if f.contrast >= MIN_CONTRAST:
+            out.append((f.tensor.astype(np.float16), label))
+    return out
+
+
+def synth_job(job: tuple[int, int, list[str]]) -> list[Sample]:
+    """``count`` letter_synth stills, Nun and Gimel in turn: half with a 12-34 px face (400 x 300 picture), a
+    quarter 34-64 px (half of those with a small glyph), a quarter letter_synth's usual sizes; plain, varied and
+    finished styles in thirds."""
+    seed, count, fonts = job
+    cv2.setNumThreads(1)
+    rng = np.random.default_rng(seed)
+    out: list[Sample] = []
+    for i in range(count):
+        r = rng.random()
+        make = DreidelStyle.random if r < 1 / 3 else DreidelStyle.random_varied if r < 2 / 3 else DreidelStyle.random_finished
+        style = make(rng, fonts)
+        along = style.body_len + style.tip_len + style.handle_len
+        label = i % 2
+        r = rng.random()
+        if r < 0.5:
+            size, length = (400, 300), float(rng.uniform(*SMALL_FACE_PX) * along)
+        elif r < 0.75:
+            size, length = (640, 480), float(rng.uniform(*LARGE_FACE_PX) * along)
+            if rng.random() < 0.5:
+                style = replace(style, glyph_height=float(rng.uniform(0.35, 0.55)))
+        else:
+            size, length = SYNTH_SIZES[int(rng.integers(len(SYNTH_SIZES)))], None
+        s = render_still(style, PAIR[label], rng, size=size, length_px=length)
+        out += _cuts(s.image, clockwise(s.face_quad), label, rng)
+    return out
+
+
+def twin_job(job: tuple[int, int, list[str]]) -> list[Sample]:
+    """``count`` twin stills lettered in training fonts, a Nun or Gimel up, stored as the table's MJPG does."""
+    from dataclasses import replace as dc_replace
+
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
+
+    seed0, count, fonts = job
+    cv2.setNumThreads(1)
+    out: list[Sample] = []
+    for i in range(count):
+        seed = seed0 + i
+        rng = np.random.default_rng(seed)
+        style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
+        label = i % 2
+        image, truth = twin_render(style, PAIR[label], seed)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+        image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+        out += _cuts(image, clockwise(np.array(truth["face_quad_px"], np.float64)), label, rng)
+    return out
+
+
+def render_training(args: argparse.Namespace, train_fonts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    cache = args.cache / "train.npz" if args.cache else None
+    if cache is not None and cache.is_file():
+        d = np.load(cache)
+        return d["x"], d["y"]
+    t0 = time.time()
+    chunk = 50
+    jobs_s = [(TRAIN_SYNTH_SEED0 + k, min(chunk, args.synth - k * chunk), train_fonts)
+              for k in range((args.synth + chunk - 1) // chunk)]
+    jobs_t = [(TRAIN_TWIN_SEED0 + k * chunk, min(chunk, args.twin - k * chunk), train_fonts)
+              for k in range((args.twin + chunk - 1) // chunk)]
+    with get_context("spawn").Pool(args.workers) as pool:
+        parts_t = pool.map_async(twin_job, jobs_t, chunksize=1)
+        parts = pool.map(synth_job, jobs_s, chunksize=1) + parts_t.get()
+    samples = [s for p in parts for s in p]
+    x = np.stack([s[0] for s in samples])
+    y = np.array([s[1] for s in samples], np.int64)
+    print(f"rendered {len(x)} training faces in {time.time() - t0:.0f} s", flush=True)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, x=x, y=y)
+    return x, y
+
+
+def build_net() -> object:
+    """Three conv stages (12, 24, 48 channels) on 48 x 48, a 64-wide layer, 2 logits (Nun, Gimel)."""
+    import torch
+    from torch import nn
+
+    def block(cin: int, cout: int) -> list[nn.Module]:
+        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+                nn.MaxPool2d(2)]
+
+    class PairNet(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.features = nn.Sequential(*block(CHANNELS, 12), *block(12, 24), *block(24, 48))
+            self.head = nn.Sequential(nn.Flatten(), nn.Linear(48 * (PAIR_PATCH // 8) ** 2, 64), nn.ReLU(),
+                                      nn.Dropout(0.3), nn.Linear(64, 2))
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.head(self.features(x))
+
+    return PairNet()
+
+
+def augment(x: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Random quarter turns, the other polarity, gain and noise (as the letter network is trained)."""
+    out = np.stack([np.rot90(x[i], int(rng.integers(4)), axes=(1, 2)) for i in range(len(x))])
+    flip = rng.random(len(x)) < 0.3
+    out[flip, 1] *= -1
+    gain = rng.uniform(0.75, 1.25, (len(x), 1, 1, 1)).astype(np.float32)
+    out = out * gain + rng.normal(0, rng.uniform(0, 0.08), out.shape).astype(np.float32)
+    out[:, 0] = np.clip(out[:, 0], 0, 1.5)
+    out[:, 1] = np.clip(out[:, 1], -1.5, 1.5)
+    return out.astype(np.float32)
+
+
+def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, lr: float) -> object:
+    import torch
+    from torch import nn
+
+    torch.manual_seed(seed)
+    torch.set_num_threads(2)
+    rng = np.random.default_rng(seed)
+    xf = x.astype(np.float32)
+    net = build_net()
+    opt = torch.optim.AdamW(net.parameters(), lr=lr, weight_decay=1e-4)  # type: ignore[attr-defined]
+    batch = 128
+    steps = epochs * ((len(xf) + batch - 1) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
+    loss_fn = nn.CrossEntropyLoss(label_smoothing=0.05)
+    for epoch in range(epochs):
+        net.train()  # type: ignore[attr-defined]
+        order = rng.permutation(len(xf))
+        total, right, t0 = 0.0, 0, time.time()
+        for s in range(0, len(xf), batch):
+            idx = order[s:s + batch]
+            out = net(torch.from_numpy(augment(xf[idx], rng)))  # type: ignore[operator]
+            labels = torch.from_numpy(y[idx])
+            loss = loss_fn(out, labels)
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach()) * len(idx)
+            right += int((out.argmax(1).numpy() == y[idx]).sum())
+        print(f"  epoch {epoch + 1}/{epochs}: loss {total / len(xf):.4f}, right {right / len(xf):.4f} "
+              f"({time.time() - t0:.0f} s)", flush=True)
+    net.eval()  # type: ignore[attr-defined]
+    return net
+
+
+def export(net: object, path: Path) -> None:
+    import torch
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    probe = torch.from_numpy(np.random.default_rng(0).normal(0, 0.5, (4, CHANNELS, PAIR_PATCH, PAIR_PATCH))
+                             .astype(np.float32))
+    torch.onnx.export(net, (probe,), str(path), input_names=["face"], output_names=["scores"], opset_version=17,
+                      dynamic_axes={"face": {0: "n"}, "scores": {0: "n"}}, dynamo=False)
+    cvnet = cv2.dnn.readNetFromONNX(str(path))
+    cvnet.setInput(probe.numpy())
+    got = np.asarray(cvnet.forward()).reshape(4, -1)
+    with torch.no_grad():
+        want = net(probe).numpy()  # type: ignore[operator]
+    err = float(np.abs(got - want).max())
+    if err > 1e-3:
+        sys.exit(f"cv2.dnn disagrees with PyTorch on the exported network (max error {err})")
+    print(f"exported {path} ({path.stat().st_size / 1e6:.2f} MB); cv2.dnn agrees within {err:.1e}", flush=True)
+
+
+# -- calibration on held-out fonts ----------------------------------------------------------------------
+
+#: the letters of the calibration stills (as the build script's face-size fit draws them)
+CALIB_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL, Letter.SHIN, Letter.PE)
+#: (side px, true letter, best letter, confidence, steadiness, the second look's least p(best) over the 7 cuts)
+Row = tuple[float, int, int, float, float, float]
+
+
+def calib_job(job: tuple[str, int, int, list[str]]) -> tuple[list[Row], list[np.ndarray]]:
+    """Held-out-font stills drawn exactly as ``build_letter_model.small_face_job`` draws them (same seeds), read
+    by the committed letter network as ``read`` reads: a row per face, and for every Nun/Gimel read at the
+    letter's own threshold, steadily, the second look's inputs of its seven cuts (the face's and the nudged
+    ones; zeros otherwise), so that any second look is scored on them afterwards (``agreements``)."""
+    from dataclasses import replace as dc_replace
+
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
+    from vision.recognizer import nudged_quads
+
+    kind, seed0, count, fonts = job
+    cv2.setNumThreads(1)
+    reader = LetterRecognizer(LetterModel.load(Path(LetterRecognizer.default().model.path)))
+    floor = max(reader.letter_thresholds[LETTERS.index(x)] for x in PAIR)
+    out: list[Row] = []
+    inputs: list[np.ndarray] = []
+    for i in range(count):
+        seed = seed0 + i
+        rng = np.random.default_rng([seed, 0x5F])
+        letter = CALIB_LETTERS[i % len(CALIB_LETTERS)]
+        if kind == "twin":
+            style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
+            if letter not in style.letters:
+                letter = Letter.PE if letter is Letter.SHIN else Letter.SHIN
+            image, _ = twin_render(style, letter, seed)
+            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+            image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
+        else:
+            style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
+            synth_style = style_of(rng, fonts)
+            along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
+            lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
+            image = render_still(synth_style, letter, rng, size=(640, 480),
+                                 length_px=float(rng.uniform(lo, hi) * along)).image
+        pose = find_resting_dreidel(image)
+        if pose is None:
+            continue
+        got = reader.assess(image, pose)
+        if got is None or (got[3] >= SMALL_FACE_EDGES[-2]) != (kind == "large"):
+            continue
+        best, conf, steady, side = got
+        faces = np.zeros((7, CHANNELS, PAIR_PATCH, PAIR_PATCH), np.float16)
+        if LETTERS[best] in PAIR and conf >= floor and steady >= floor:
+            quad = np.asarray(pose.face_quad, np.float64).reshape(4, 2)
+            faces = np.stack([face_input(image, q, size=PAIR_PATCH).tensor for q in [quad, *nudged_quads(quad)]]
+                             ).astype(np.float16)
+        out.append((side, LETTERS.index(letter), best, conf, steady, 0.0))
+        inputs.append(faces)
+    return out, inputs
+
+
+def calib_rows(args: argparse.Namespace, held: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The calibration rows and their second-look inputs (cached in ``--cache``: they do not depend on the
+    second look)."""
+    cache = args.cache / "calib.npz" if args.cache else None
+    if cache is not None and cache.is_file():
+        d = np.load(cache)
+        return d["rows"], d["faces"]
+    t1 = time.time()
+    chunk = 20
+    jobs: list[tuple[str, int, int, list[str]]] = []
+    for kind, seed0, n in (("twin", SMALL_TWIN_SEED0, args.small_faces // 2),
+                           ("synth", SMALL_SYNTH_SEED0, args.small_faces // 2),
+                           ("large", LARGE_SYNTH_SEED0, args.large_faces)):
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held) for k in range(0, n, chunk)]
+    with get_context("spawn").Pool(args.workers) as pool:
+        parts = pool.map(calib_job, jobs, chunksize=1)
+    rows = np.array([r for p in parts for r in p[0]], np.float64).reshape(-1, 6)
+    faces = np.stack([f for p in parts for f in p[1]]) if len(rows) else np.zeros((0, 7, CHANNELS, PAIR_PATCH,
+                                                                                    PAIR_PATCH), np.float16)
+    print(f"calibration: {len(rows)} held-out-font faces read in {time.time() - t1:.0f} s", flush=True)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, rows=rows, faces=faces)
+    return rows, faces
+
+
+def agreements(look: PairLook, rows: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """``rows`` with their last column set to the second look's agreement with the best letter (the least
+    p(letter) over the seven cuts; 0 where no inputs were kept)."""
+    out = rows.copy()
+    gimel = LETTERS.index(Letter.GIMEL)
+    for k in range(len(rows)):
+        if not faces[k].any():
+            continue
+        p = look.p_gimel(list(faces[k].astype(np.float32)))
+        out[k, 5] = float((p if int(rows[k, 2]) == gimel else 1.0 - p).min())
+    return out
+
+
+def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...], letter_threshold: float,
+                  edges: tuple[float, ...] = SMALL_FACE_EDGES) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
+    """Per face-size bin, the second look's agreement a Nun or Gimel read must reach when the letter network reads
+    it at the letter's own threshold, steadily, but its face size refuses it: ``MARGIN`` above the most confident
+    wrong read the rule would let through there, with at least ``MIN_READS`` right reads that it adds; else None
+    (left to the letter network's rules). A smaller face never needs less than a larger one."""
+    confusable = [LETTERS.index(x) for x in PAIR]
+    side, truth, best, conf, steady, agree = rows.T
+    truth, best = truth.astype(int), best.astype(int)
+    # what the rule could add: a Nun/Gimel read at the letter's own threshold, steady, that the face size refuses
+    at_size = np.array([_threshold(calibration_bins, s) for s in side])
+    refused = np.isnan(at_size) | (np.minimum(conf, steady) < np.nan_to_num(at_size, nan=2.0))
+    cand = np.isin(best, confusable) & (conf >= letter_threshold) & (steady >= letter_threshold) & refused \
+        & (side >= MIN_SIDE_PX)
+    fitted: list[float | None] = []
+    report: list[list[object]] = []
+    lo = 0.0
+    for hi in edges:
+        sel = cand & (side >= lo) & (side < hi)
+        wrong = sel & (best != truth)
+        worst = float(agree[wrong].max()) if wrong.any() else 0.0
+        t = max(0.5, worst + MARGIN)
+        right = int((sel & (best == truth) & (agree >= t)).sum())
+        ok = lo >= MIN_SIDE_PX and t <= MAX_THRESHOLD and right >= MIN_READS
+        fitted.append(round(t, 4) if ok else None)
+        report.append([lo, None if math.isinf(hi) else hi, int(sel.sum()), int(wrong.sum()), round(worst, 4),
+                       fitted[-1], right if ok else 0])
+        lo = hi
+    for k in range(len(fitted) - 2, -1, -1):
+        above, here = fitted[k + 1], fitted[k]
+        if here is not None:
+            fitted[k] = None if above is None else max(here, above)
+            report[k][5] = fitted[k]
+    return tuple(ConfusableBin(e, t) for e, t in zip(edges, fitted, strict=True)), report
+
+
+def _threshold(bins: tuple[ConfusableBin, ...], side: float) -> float:
+    for b in bins:
+        if side < b.below_px:
+            return math.nan if b.threshold is None else b.threshold
+    return 0.0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--synth", type=int, default=3000, help="letter_synth training stills (Nun and Gimel)")
+    ap.add_argument("--twin", type=int, default=400, help="twin training stills (Nun and Gimel)")
+    ap.add_argument("--epochs", type=int, default=8)
+    ap.add_argument("--lr", type=float, default=3e-3)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered faces and calibration rows here")
+    ap.add_argument("--out", type=Path, default=DEFAULT_PAIR_MODEL)
+    ap.add_argument("--small-faces", type=int, default=1000, help="held-out-font calibration stills, 12-34 px faces")
+    ap.add_argument("--large-faces", type=int, default=1500, help="... and 34-64 px faces")
+    ap.add_argument("--recalibrate", action="store_true", help="only refit the json of the network in --out")
+    ap.add_argument("--calib-only", action="store_true",
+                    help="only read the calibration stills into --cache (they do not depend on the second look)")
+    args = ap.parse_args()
+    fonts = list(hebrew_fonts())
+    train_fonts = [f for f in fonts if font_family(f) not in HELD_OUT_FAMILIES]
+    held = [f for f in fonts if font_family(f) in HELD_OUT_FAMILIES]
+    if not held or not train_fonts:
+        sys.exit("need fonts of both the training and the held-out families (fc-list :lang=he)")
+    t0 = time.time()
+    side_json = args.out.with_suffix(".json")
+    if not args.recalibrate and not args.calib_only:
+        x, y = render_training(args, train_fonts)
+        print(f"{len(x)} faces ({int((y == 0).sum())} Nun, {int((y == 1).sum())} Gimel)", flush=True)
+        net = train(x, y, args.epochs, args.seed, args.lr)
+        export(net, args.out)
+        side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": None, "meta": {}}, indent=1) + "\n")
+    rows, faces = calib_rows(args, held)
+    if args.calib_only:
+        return
+    rows = agreements(PairLook.load(args.out, require_bins=False), rows, faces)
+    if args.cache:
+        np.save(args.cache / f"rows_{args.out.stem}.npy", rows)
+    cal = LetterRecognizer.default().model.calibration
+    letter_threshold = max(cal.threshold_of(LETTERS.index(x)) for x in PAIR)
+    bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold)
+    print("second look by face size (px from-to: candidates the size refused, wrong among them, worst wrong "
+          "agreement, threshold, right reads added):")
+    for r in report:
+        print(f"  {r[0]:4.0f}-{'' if r[1] is None else f'{r[1]:4.0f}':4s}: {r[2]:4d} {r[3]:3d} {r[4]:.4f} "
+              f"{'never' if r[5] is None else r[5]} {r[6]}")
+    meta = {"built_by": "scripts/build_nun_gimel_model.py", "synth": args.synth, "twin": args.twin,
+            "epochs": args.epochs, "seed": args.seed, "lr": args.lr, "small_faces": args.small_faces,
+            "large_faces": args.large_faces, "calibration_faces": len(rows), "report": report,
+            "letter_model": str(Path(LetterRecognizer.default().model.path).name)}
+    side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": [b.to_json() for b in bins], "meta": meta},
+                                    indent=1) + "\n")
+    print(f"wrote {side_json} ({time.time() - t0:.0f} s in all)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""The Nun/Gimel second look (``PairLook``, H47): it may read a Nun or Gimel that its face size refused, only when
+the letter network reads it at the letter's own threshold, steadily, and the second look agrees at its size's
+threshold; without its model file the recognizer reads exactly as before."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from controller.rules.letters import Letter
+from vision.pose import find_resting_dreidel
+from vision.recognizer import (
+    DEFAULT_MODEL,
+    DEFAULT_PAIR_MODEL,
+    ConfusableBin,
+    LetterModel,
+    LetterRecognizer,
+    ModelError,
+    PairLook,
+    face_side_px,
+    load_pair_look,
+)
+
+DATA = Path(__file__).resolve().parent / "data"
+
+
+class ScriptedLook(PairLook):
+    """A second look that agrees by a set amount (and counts how often it was asked)."""
+
+    def __init__(self, agree: float, threshold: float | None) -> None:
+        super().__init__(None, (ConfusableBin(14.0, None), ConfusableBin(float("inf"), threshold)), Path("scripted"))
+        self.agree = agree
+        self.asked = 0
+
+    def agreement(self, image_bgr: np.ndarray, quad: np.ndarray, letter: Letter) -> float:
+        self.asked += 1
+        return self.agree
+
+
+@pytest.fixture(scope="module")
+def model() -> LetterModel:
+    return LetterModel.load(DEFAULT_MODEL)
+
+
+def still(name: str) -> np.ndarray:
+    image = cv2.imread(str(DATA / f"{name}.png"), cv2.IMREAD_COLOR)
+    assert image is not None
+    return image
+
+
+def test_without_the_second_look_a_small_nun_is_refused_for_its_size(model: LetterModel) -> None:
+    """Twin still 8,500,000 dreidel 3 (tuning), a 22 px Nun the network reads at 0.98, steadily: the face-size
+    threshold (0.992) refuses it."""
+    got = LetterRecognizer(model).read(still("twin8500000_d03_nun"))
+    assert got.letter is None and "not sure enough at that size" in got.reason
+    assert max(got.scores, key=got.scores.__getitem__) is Letter.NUN
+
+
+def test_a_second_look_that_agrees_reads_the_nun_its_size_refused(model: LetterModel) -> None:
+    look = ScriptedLook(agree=0.999, threshold=0.99)
+    got = LetterRecognizer(model, pair=look).read(still("twin8500000_d03_nun"))
+    assert got.letter is Letter.NUN and look.asked == 1
+    assert "second look" in got.reason
+
+
+def test_a_second_look_below_its_threshold_leaves_the_refusal_and_says_so(model: LetterModel) -> None:
+    look = ScriptedLook(agree=0.95, threshold=0.99)
+    got = LetterRecognizer(model, pair=look).read(still("twin8500000_d03_nun"))
+    assert got.letter is None
+    assert "not sure enough at that size" in got.reason and "second look does not tell (0.950 < 0.990)" in got.reason
+
+
+def test_a_size_the_second_look_has_no_threshold_for_is_not_asked(model: LetterModel) -> None:
+    look = ScriptedLook(agree=1.0, threshold=None)
+    got = LetterRecognizer(model, pair=look).read(still("twin8500000_d03_nun"))
+    assert got.letter is None and look.asked == 0
+
+
+def test_the_second_look_is_not_asked_below_the_letters_own_threshold(model: LetterModel) -> None:
+    """A face read at 0.98 with a letter threshold raised to 0.99 is refused before any second look."""
+    look = ScriptedLook(agree=1.0, threshold=0.5)
+    reader = LetterRecognizer(model, threshold=0.99, pair=look)
+    got = reader.read(still("twin8500000_d03_nun"))
+    assert got.letter is None and look.asked == 0
+
+
+def test_a_face_the_size_never_reads_is_never_vouched_for(model: LetterModel) -> None:
+    """Below 14 px no Nun or Gimel is read: shrink the Nun still until its face is about 12 px."""
+    image = still("twin8500000_d03_nun")
+    small = cv2.resize(image, None, fx=0.55, fy=0.55, interpolation=cv2.INTER_AREA)
+    pose = find_resting_dreidel(small)
+    assert pose is not None and pose.face_quad is not None
+    assert face_side_px(pose.face_quad) < 14.0
+    look = ScriptedLook(agree=1.0, threshold=0.5)
+    LetterRecognizer(model, pair=look).read(small, pose)
+    assert look.asked == 0
+
+
+def test_a_taught_recognizer_keeps_the_second_look(model: LetterModel) -> None:
+    look = ScriptedLook(agree=0.999, threshold=0.99)
+    taught = LetterRecognizer(model, pair=look).with_enrollment(
+        (Letter.parse(p.stem.split("_")[0]), cv2.imread(str(p))) for p in sorted((DATA / "enroll54002").glob("*.png")))
+    assert taught.pair is look
+
+
+def test_without_its_model_file_the_recognizer_reads_as_before(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               model: LetterModel) -> None:
+    """The second look is optional: with its file missing the default recognizer has none, says which file, and
+    reads the refused Nun exactly as the letter network alone does."""
+    import vision.recognizer as rec
+
+    monkeypatch.setattr(rec, "DEFAULT_PAIR_MODEL", tmp_path / "nun_gimel.onnx")
+    reader = LetterRecognizer.default()
+    assert reader.pair is None
+    assert "nun_gimel.onnx" in reader.pair_note and "build_nun_gimel_model.py" in reader.pair_note
+    image = still("twin8500000_d03_nun")
+    alone = LetterRecognizer(model).read(image)
+    got = reader.read(image)
+    assert (got.letter, got.confidence, got.reason) == (alone.letter, alone.confidence, alone.reason)
+
+
+def test_a_broken_second_look_degrades_and_says_what_is_wrong(tmp_path: Path) -> None:
+    if not DEFAULT_PAIR_MODEL.is_file():
+        pytest.skip("no second look shipped")
+    onnx = tmp_path / "nun_gimel.onnx"
+    shutil.copy(DEFAULT_PAIR_MODEL, onnx)
+    side = tmp_path / "nun_gimel.json"
+    raw = json.loads(DEFAULT_PAIR_MODEL.with_suffix(".json").read_text())
+    side.write_text(json.dumps({**raw, "patch": 32}))
+    with pytest.raises(ModelError, match="patch 32"):
+        PairLook.load(onnx)
+    assert load_pair_look(onnx)[0] is None
+    side.write_text(json.dumps({**raw, "pair_bins": None}))
+    pair, note = load_pair_look(onnx)
+    assert pair is None and "not calibrated" in note
+    onnx.write_bytes(b"not a network")
+    side.write_text(json.dumps(raw))
+    pair, note = load_pair_look(onnx)
+    assert pair is None and "rebuild" in note
