@@ -77,8 +77,10 @@ TRAIN_SYNTH_SEED0 = 4_700_000
 TRAIN_TWIN_SEED0 = 6_500_000
 #: a bin's threshold lies this far above the most confident wrong read the rule would let through there ...
 MARGIN = 0.005
-#: ... and must leave at least this many right reads the face size refused (evidence, not luck), at most this high
-MIN_READS = 10
+#: ... never below this (the second look must be sure of the letter, not lean to it) ...
+FLOOR = 0.95
+#: ... and is used only when it adds at least this many right reads the face size refused; at most this high
+MIN_READS = 20
 MAX_THRESHOLD = 0.999
 #: the second look is asked only from this face size up (below 14 px no Nun/Gimel is ever read)
 MIN_SIDE_PX = 14.0
@@ -364,37 +366,39 @@ def agreements(look: PairLook, rows: np.ndarray, faces: np.ndarray) -> np.ndarra
 
 def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...], letter_threshold: float,
                   edges: tuple[float, ...] = SMALL_FACE_EDGES) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
-    """Per face-size bin, the second look's agreement a Nun or Gimel read must reach when the letter network reads
-    it at the letter's own threshold, steadily, but its face size refuses it: ``MARGIN`` above the most confident
-    wrong read the rule would let through there, with at least ``MIN_READS`` right reads that it adds; else None
-    (left to the letter network's rules). A smaller face never needs less than a larger one."""
+    """The second look's agreement a Nun or Gimel read must reach when the letter network reads it at the letter's
+    own threshold, steadily, but its face size refuses it: one threshold for every face from ``MIN_SIDE_PX`` up,
+    ``MARGIN`` above the most confident wrong read among ALL such reads of the calibration (refused by their size
+    or not: what the second look says of a wrong read does not depend on the size rule, and more wrong reads are
+    more evidence), and never below ``FLOOR`` (the second look must be sure, not lean); used only when it adds at
+    least ``MIN_READS`` right reads that the face size refused (None everywhere otherwise). Also a report row per
+    bin."""
     confusable = [LETTERS.index(x) for x in PAIR]
     side, truth, best, conf, steady, agree = rows.T
     truth, best = truth.astype(int), best.astype(int)
-    # what the rule could add: a Nun/Gimel read at the letter's own threshold, steady, that the face size refuses
     at_size = np.array([_threshold(calibration_bins, s) for s in side])
     refused = np.isnan(at_size) | (np.minimum(conf, steady) < np.nan_to_num(at_size, nan=2.0))
-    cand = np.isin(best, confusable) & (conf >= letter_threshold) & (steady >= letter_threshold) & refused \
+    steady_read = np.isin(best, confusable) & (conf >= letter_threshold) & (steady >= letter_threshold) \
         & (side >= MIN_SIDE_PX)
+    wrong_all = steady_read & (best != truth)
+    worst = float(agree[wrong_all].max()) if wrong_all.any() else 0.0
+    t = round(max(FLOOR, worst + MARGIN), 4)
+    cand = steady_read & refused & ~np.isnan(at_size)
+    added = int((cand & (best == truth) & (agree >= t)).sum())
+    ok = t <= MAX_THRESHOLD and added >= MIN_READS
     fitted: list[float | None] = []
     report: list[list[object]] = []
     lo = 0.0
     for hi in edges:
         sel = cand & (side >= lo) & (side < hi)
         wrong = sel & (best != truth)
-        worst = float(agree[wrong].max()) if wrong.any() else 0.0
-        t = max(0.5, worst + MARGIN)
         right = int((sel & (best == truth) & (agree >= t)).sum())
-        ok = lo >= MIN_SIDE_PX and t <= MAX_THRESHOLD and right >= MIN_READS
-        fitted.append(round(t, 4) if ok else None)
-        report.append([lo, None if math.isinf(hi) else hi, int(sel.sum()), int(wrong.sum()), round(worst, 4),
-                       fitted[-1], right if ok else 0])
+        fitted.append(t if ok and lo >= MIN_SIDE_PX else None)
+        report.append([lo, None if math.isinf(hi) else hi, int(sel.sum()), int(wrong.sum()),
+                       round(float(agree[wrong].max()) if wrong.any() else 0.0, 4), fitted[-1], right])
         lo = hi
-    for k in range(len(fitted) - 2, -1, -1):
-        above, here = fitted[k + 1], fitted[k]
-        if here is not None:
-            fitted[k] = None if above is None else max(here, above)
-            report[k][5] = fitted[k]
+    print(f"second look: {int(wrong_all.sum())} wrong of {int(steady_read.sum())} steady Nun/Gimel reads from "
+          f"{MIN_SIDE_PX:.0f} px, the surest agreeing {worst:.4f}: threshold {t}", flush=True)
     return tuple(ConfusableBin(e, t) for e, t in zip(edges, fitted, strict=True)), report
 
 
