@@ -37,7 +37,7 @@ class ScriptedLook(PairLook):
         self.agree = agree
         self.asked = 0
 
-    def agreement(self, image_bgr: np.ndarray, quad: np.ndarray, letter: Letter) -> float:
+    def agreement(self, image_bgr: np.ndarray, quad: np.ndarray, letter: Letter, need: float | None = None) -> float:
         self.asked += 1
         return self.agree
 
@@ -176,3 +176,23 @@ def test_the_shipped_second_look_does_not_vouch_for_the_gimel_read_as_nun(shippe
         got = shipped.read(image, pose=pose)
         assert got.letter in (None, Letter.GIMEL)
         assert look.agreement(image, pose.face_quad, Letter.NUN) < look.threshold(17.0)  # type: ignore[operator]
+
+
+def test_an_early_answer_gives_the_same_decision_as_the_full_look(shipped: LetterRecognizer) -> None:
+    """Asked with the threshold it must reach, the second look may stop at the face's own cut: only when that cut
+    already falls short, so the decision (and the full look's value, when it passes) is the same."""
+    from tests.vision.test_recognizer_nun_gimel import twin_frames
+
+    look = shipped.pair
+    assert look is not None
+    cases = [(image, pose.face_quad) for image, pose in twin_frames("twin54002_spin7")]
+    image = still("twin8500000_d03_nun")
+    cases.append((image, find_resting_dreidel(image).face_quad))  # type: ignore[union-attr]
+    for image, quad in cases:
+        for letter in (Letter.NUN, Letter.GIMEL):
+            full = look.agreement(image, quad, letter)
+            for need in (0.5, 0.95, 0.99):
+                early = look.agreement(image, quad, letter, need=need)
+                assert (early >= need) == (full >= need)
+                if early >= need:
+                    assert early == pytest.approx(full)
