@@ -147,6 +147,8 @@ def load_recognizer(enroll_dir: Path | None) -> tuple[LetterReader | None, str]:
         rec: Any = LetterRecognizer.default()
     except Exception as exc:  # a missing or broken model must not stop the judging: letters go to a judge
         return None, f"letter recognizer unavailable ({exc}): letters are left to a judge"
+    # without its optional Nun/Gimel second look the recognizer still reads, only more Nuns go to a judge
+    lacking = f" ({rec.pair_note})" if getattr(rec, "pair_note", "") else ""
     if enroll_dir is not None:
         samples = read_enroll_dir(enroll_dir)
         if samples:
@@ -156,8 +158,8 @@ def load_recognizer(enroll_dir: Path | None) -> tuple[LetterReader | None, str]:
             note = f"taught with {len(samples) - len(skipped)} stills from {enroll_dir}"
             if skipped:
                 note += "; left out: " + "; ".join(skipped)
-            return rec, note
-    return rec, "generic letter model"
+            return rec, note + lacking
+    return rec, "generic letter model" + lacking
 
 
 def analyze_recording(

@@ -49,6 +49,9 @@ def classify(image: Path, enroll_dir: Path | None, background: Path | None, as_j
              f"{picture.shape[1]}x{picture.shape[0]}: use the same camera mode")
     try:
         recognizer = LetterRecognizer.default()
+        if recognizer.pair_note:
+            # it still reads; only a Nun or Gimel its face size refuses has no second look
+            click.echo(f"warning: {recognizer.pair_note}", err=True)
         if enroll_dir is not None:
             recognizer = LetterRecognizer.from_enroll_dir(
                 enroll_dir, base=recognizer, on_skip=lambda m: click.echo(f"warning: left out {m}", err=True))

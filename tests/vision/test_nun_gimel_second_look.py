@@ -196,3 +196,25 @@ def test_an_early_answer_gives_the_same_decision_as_the_full_look(shipped: Lette
                 assert (early >= need) == (full >= need)
                 if early >= need:
                     assert early == pytest.approx(full)
+
+
+def test_the_commands_say_when_the_second_look_is_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A missing second look is a degraded reader, not a silent one: ``analyze`` names it in its report line and
+    ``classify`` warns on stderr (its JSON on stdout stays the contract), and both still read."""
+    from click.testing import CliRunner
+
+    import vision.recognizer as rec
+    from controller.analyze_cli import load_recognizer
+    from controller.cli import main
+
+    monkeypatch.setattr(rec, "DEFAULT_PAIR_MODEL", tmp_path / "nun_gimel.onnx")
+    reader, note = load_recognizer(None)
+    assert reader is not None
+    assert note.startswith("generic letter model") and "nun_gimel.onnx" in note and "build_nun_gimel_model.py" in note
+    got = CliRunner().invoke(main, ["classify", str(DATA / "twin8500000_d03_nun.png"), "--json"])
+    assert got.exit_code == 0, got.output
+    assert "nun_gimel.onnx" in got.stderr
+    assert "letter" in json.loads(got.stdout)
+    monkeypatch.undo()
+    reader, note = load_recognizer(None)
+    assert note == "generic letter model", "the shipped second look loads without a note"
