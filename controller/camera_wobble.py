@@ -53,7 +53,7 @@ frame over a level scatters. ``fit_s`` > 0 dates the crossing on the growth inst
 through the log of the radius over ``fit_s`` either side of each frame (a wobble grows about
 exponentially, a line in its log), which follows the rise without lag and averages the scatter.
 
-The twelfth session (H48, ``bench/h48_onset_floor.py``): the late tail is the truth's definition more
+The twelfth session (H48, ``bench/onset_truth_floor.py``): the late tail is the truth's definition more
 than the camera. A slowly growing lean nutates about its growth and touches 6 degrees on a brief peak
 before it crosses for good; on a third of the twin's tuning spins the tilt takes over 0.15 s from 5.75
 to 6.25 degrees, and there the camera's onset error is median 0.120 s, p95 0.556 s (signed +0.09 s)

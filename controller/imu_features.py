@@ -546,7 +546,7 @@ class ImuFeatureExtractor:
         rise that stayed over the level longest (at least ``hold_s``).
 
         What is left of the error is mostly the truth's own definition (twelfth session, H48,
-        ``bench/h48_onset_floor.py``): the onset is where the tilt FIRST touches 6 degrees, and a slowly
+        ``bench/onset_truth_floor.py``): the onset is where the tilt FIRST touches 6 degrees, and a slowly
         growing lean nutates by a degree or so, so it touches 6 on a peak a few hundredths of a second
         long and may fall back under 4 before it crosses for good. On a third of the twin's tuning spins
         the tilt takes over 0.15 s from 5.75 to 6.25 degrees; those carry the late tail (onset error

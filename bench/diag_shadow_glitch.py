@@ -1,6 +1,6 @@
 """H49: why a felt-coloured top is tracked with its cast shadow on some frames (camera-only judging).
 
-    .venv/bin/python bench/h49_shadow_probe.py REC --from 2.9 --to 10.6 [--dump DIR] [--every-glitch N]
+    .venv/bin/python bench/diag_shadow_glitch.py REC --from 2.9 --to 10.6 [--dump DIR] [--every-glitch N]
 
 Runs ``analyze_recording`` (no IMU, no letters) with ``DreidelTracker._without_shadow`` traced: for every
 call inside the window it records the component's area, its pixels per ``shadow_depth`` class (object, light,

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Which rule refuses the Nuns and Gimels that go unread, and at what face size (H47, tuning data only).
 
-    .venv/bin/python scripts/h47_nun_gimel.py render --set twin --seed0 8500000 --dreidels 12 --out /tmp/h47/twin85
-    .venv/bin/python scripts/h47_nun_gimel.py render --set synth --seed0 99800000 --dreidels 12 --out /tmp/h47/syn998
-    .venv/bin/python scripts/h47_nun_gimel.py diagnose /tmp/h47/twin85 /tmp/tune-alt-940/stills [--taught] [--png DIR]
+    .venv/bin/python bench/diag_nun_gimel.py render --set twin --seed0 8500000 --dreidels 12 --out /tmp/h47/twin85
+    .venv/bin/python bench/diag_nun_gimel.py render --set synth --seed0 99800000 --dreidels 12 --out /tmp/h47/syn998
+    .venv/bin/python bench/diag_nun_gimel.py diagnose /tmp/h47/twin85 /tmp/tune-alt-940/stills [--taught] [--png DIR]
 
 ``render`` stores bench_letters' stills (3 taught + Q queries per dreidel and letter) as PNGs with a
 ``stills.json`` index, so that every later reading uses the very same pictures. ``diagnose`` reads every query

@@ -1,6 +1,6 @@
 """H49: on which frames of a recording does the tracker's lost-top rule (``_top_lost_in_shadow``) fire?
 
-    .venv/bin/python bench/h49_fires.py [--imu] --out X.jsonl REC...
+    .venv/bin/python bench/diag_lost_top_fires.py [--imu] --out X.jsonl REC...
 
 Judges each recording (letters off; camera-only unless ``--imu``) with the working tree's tracker and a spy
 on the rule, and appends one JSON line per recording: the times of the frames where it left the frame

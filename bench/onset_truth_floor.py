@@ -1,7 +1,7 @@
 """How sharply the truth's wobble onset is defined, and how the IMU's onset estimators fare against it (H48).
 
-    .venv/bin/python bench/h48_onset_floor.py                      # twin tuning recordings on this machine
-    .venv/bin/python bench/h48_onset_floor.py --rec DIR ... --imu  # and replay IMU onset estimators
+    .venv/bin/python bench/onset_truth_floor.py                      # twin tuning recordings on this machine
+    .venv/bin/python bench/onset_truth_floor.py --rec DIR ... --imu  # and replay IMU onset estimators
 
 Both simulators date the onset of wobble where the axis' tilt FIRST reaches 6 degrees
 (``hardware.sim.physics.WOBBLE_TILT_DEG``). The tilt does not rise smoothly through it: the felt's
