@@ -391,6 +391,31 @@ SMALL_FACE_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.G
 SmallRow = tuple[float, int, int, float, float]  # (face side px, true letter, best letter, confidence, steadiness)
 
 
+def calibration_still(kind: str, seed: int, letter: Letter, fonts: list[str]) -> tuple[np.ndarray, Letter]:
+    """The held-out-font still of calibration seed ``seed`` showing ``letter`` (``kind`` as in
+    :func:`small_face_job`), and the letter it shows: a twin dreidel has a Shin or a Pe, not both. The
+    Nun/Gimel second look's build (build_nun_gimel_model.py) is calibrated on exactly these pictures."""
+    from dataclasses import replace as dc_replace
+
+    from hardware.sim.dreidel import resolve_style
+    from hardware.sim.recorder import render_still as twin_render
+
+    rng = np.random.default_rng([seed, 0x5F])
+    if kind == "twin":
+        style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
+        if letter not in style.letters:
+            letter = Letter.PE if letter is Letter.SHIN else Letter.SHIN
+        image, _ = twin_render(style, letter, seed)
+        ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
+        return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image), letter
+    style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
+    synth_style = style_of(rng, fonts)
+    along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
+    lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
+    image = render_still(synth_style, letter, rng, size=(640, 480), length_px=float(rng.uniform(lo, hi) * along)).image
+    return image, letter
+
+
 def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
     """``count`` stills of held-out-font dreidels whose up face is 12-34 px (``kind`` "large": 34-64 px), read by
     the model at ``model`` exactly as at run time (pose -> cut -> network, and the steadiness check): one row per
@@ -399,10 +424,6 @@ def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
     ``kind`` "twin": the digital twin's stills (its camera and light) lettered in a held-out font and stored
     as the table's MJPG stores a frame (JPEG 80-95); "synth": letter_synth's plain and varied dreidels
     sized so that the face is 12-34 px, with its blur, noise and JPEG; "large": the same at 34-64 px."""
-    from dataclasses import replace as dc_replace
-
-    from hardware.sim.dreidel import resolve_style
-    from hardware.sim.recorder import render_still as twin_render
     from vision.recognizer import LetterRecognizer
 
     kind, seed0, count, fonts, model = job
@@ -410,23 +431,7 @@ def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
     reader = LetterRecognizer(LetterModel.load(Path(model)))
     out: list[SmallRow] = []
     for i in range(count):
-        seed = seed0 + i
-        rng = np.random.default_rng([seed, 0x5F])
-        letter = SMALL_FACE_LETTERS[i % len(SMALL_FACE_LETTERS)]
-        if kind == "twin":
-            style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
-            if letter not in style.letters:  # a twin dreidel has a Shin or a Pe, not both
-                letter = Letter.PE if letter is Letter.SHIN else Letter.SHIN
-            image, _ = twin_render(style, letter, seed)
-            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
-            image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
-        else:
-            style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
-            synth_style = style_of(rng, fonts)
-            along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
-            lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
-            image = render_still(synth_style, letter, rng, size=(640, 480),
-                                 length_px=float(rng.uniform(lo, hi) * along)).image
+        image, letter = calibration_still(kind, seed0 + i, SMALL_FACE_LETTERS[i % len(SMALL_FACE_LETTERS)], fonts)
         pose = find_resting_dreidel(image)
         if pose is None:
             continue

@@ -52,6 +52,7 @@ from build_letter_model import (  # noqa: E402
     SMALL_TWIN_SEED0,
     SYNTH_SIZES,
     _near,
+    calibration_still,
     clockwise,
     jitter,
 )
@@ -278,10 +279,6 @@ def calib_job(job: tuple[str, int, int, list[str]]) -> tuple[list[Row], list[np.
     by the committed letter network as ``read`` reads: a row per face, and for every Nun/Gimel read at the
     letter's own threshold, steadily, the second look's inputs of its seven cuts (the face's and the nudged
     ones; zeros otherwise), so that any second look is scored on them afterwards (``agreements``)."""
-    from dataclasses import replace as dc_replace
-
-    from hardware.sim.dreidel import resolve_style
-    from hardware.sim.recorder import render_still as twin_render
     from vision.recognizer import nudged_quads
 
     kind, seed0, count, fonts = job
@@ -291,23 +288,7 @@ def calib_job(job: tuple[str, int, int, list[str]]) -> tuple[list[Row], list[np.
     out: list[Row] = []
     inputs: list[np.ndarray] = []
     for i in range(count):
-        seed = seed0 + i
-        rng = np.random.default_rng([seed, 0x5F])
-        letter = CALIB_LETTERS[i % len(CALIB_LETTERS)]
-        if kind == "twin":
-            style = dc_replace(resolve_style(None, seed), font_path=fonts[int(rng.integers(len(fonts)))])
-            if letter not in style.letters:
-                letter = Letter.PE if letter is Letter.SHIN else Letter.SHIN
-            image, _ = twin_render(style, letter, seed)
-            ok, buf = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(80, 96))])
-            image = cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image
-        else:
-            style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
-            synth_style = style_of(rng, fonts)
-            along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
-            lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
-            image = render_still(synth_style, letter, rng, size=(640, 480),
-                                 length_px=float(rng.uniform(lo, hi) * along)).image
+        image, letter = calibration_still(kind, seed0 + i, CALIB_LETTERS[i % len(CALIB_LETTERS)], fonts)
         pose = find_resting_dreidel(image)
         if pose is None:
             continue
