@@ -662,20 +662,25 @@ def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibratio
 # -- the network ----------------------------------------------------------------------------------
 
 
+def conv_stage(cin: int, cout: int) -> list[object]:
+    """One stage of both letter networks (this one and the Nun/Gimel second look's): two 3x3 convolutions,
+    each batch-normed and rectified, then a 2x2 max-pool."""
+    from torch import nn
+
+    return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
+            nn.MaxPool2d(2)]
+
+
 def build_net() -> object:
     """The CNN: three conv stages (16, 32, 64 channels) on 32x32, a 128-wide embedding, 21 classes."""
     import torch
     from torch import nn
 
-    def block(cin: int, cout: int) -> list[nn.Module]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.MaxPool2d(2)]
-
     class LetterNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(*block(CHANNELS, 16), *block(16, 32), *block(32, 64))
+            self.features = nn.Sequential(*conv_stage(CHANNELS, 16), *conv_stage(16, 32), *conv_stage(32, 64))
             self.embed = nn.Sequential(nn.Flatten(), nn.Linear(64 * (PATCH // 8) ** 2, EMBEDDING), nn.ReLU())
             self.drop = nn.Dropout(0.3)
             self.head = nn.Linear(EMBEDDING, CLASSES)

@@ -54,6 +54,7 @@ from build_letter_model import (  # noqa: E402
     _near,
     calibration_still,
     clockwise,
+    conv_stage,
     jitter,
 )
 
@@ -182,15 +183,10 @@ def build_net() -> object:
     import torch
     from torch import nn
 
-    def block(cin: int, cout: int) -> list[nn.Module]:
-        return [nn.Conv2d(cin, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.Conv2d(cout, cout, 3, padding=1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True),
-                nn.MaxPool2d(2)]
-
     class PairNet(nn.Module):
         def __init__(self) -> None:
             super().__init__()
-            self.features = nn.Sequential(*block(CHANNELS, 12), *block(12, 24), *block(24, 48))
+            self.features = nn.Sequential(*conv_stage(CHANNELS, 12), *conv_stage(12, 24), *conv_stage(24, 48))
             self.head = nn.Sequential(nn.Flatten(), nn.Linear(48 * (PAIR_PATCH // 8) ** 2, 64), nn.ReLU(),
                                       nn.Dropout(0.3), nn.Linear(64, 2))
 

@@ -777,12 +777,15 @@ class LetterRecognizer:
                 why = (f"Nun or Gimel on a face of {side:.0f} px: " + ("too small to tell apart" if at_size is None
                        else f"not sure enough at that size ({confidence:.3f} < {at_size:.3f})"))
             # refused at its size: the second look may vouch for a read at the letter's own threshold, steady
-            pair_at = None if self.pair is None else self.pair.threshold(side)
-            if pair_at is not None and at_size is not None and float(generic.confidence[best]) >= threshold:
+            pair = self.pair
+            pair_at = None if pair is None else pair.threshold(side)
+            if pair is not None and pair_at is not None and at_size is not None and (
+                float(generic.confidence[best]) >= threshold
+            ):
                 if steady is None:
                     steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
                 if steady >= threshold:
-                    agree = self.pair.agreement(image_bgr, quad, LETTERS[best], need=pair_at)  # type: ignore[union-attr]
+                    agree = pair.agreement(image_bgr, quad, LETTERS[best], need=pair_at)
                     if agree >= pair_at:
                         return LetterReading(LETTERS[best], confidence, scores, pose,
                                              reason=f"second look {agree:.3f} >= {pair_at:.3f}")
