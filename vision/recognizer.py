@@ -150,6 +150,20 @@ class FaceDecision:
     conflict: bool = False
 
 
+@dataclass(frozen=True)
+class TaughtComparison:
+    """How alike a Nun or Gimel query is to this dreidel's taught faces: to the most alike one of the letter
+    read (``likeness``) and of the other letter (``rival``)."""
+
+    likeness: float
+    rival: float
+
+    @property
+    def margin(self) -> float:
+        """How much more the query is like the letter read than like the other one."""
+        return self.likeness - self.rival
+
+
 class ModelError(RuntimeError):
     """The letter model file is missing or malformed; rebuild it with scripts/build_letter_model.py."""
 
@@ -209,6 +223,14 @@ def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
     return tuple(bins)
 
 
+#: the taught faces vouch only for a query that looks like one of them: its best ``template_similarity`` to
+#: the taught faces of the letter read must reach this. A face blurred or lit past recognising is like none of
+#: them, and then the margin measures blur and size rather than the letter: a held-out-font Nun smeared on a
+#: 23 px face was 0.28 like its nearest taught Gimel (a small one) and 0.16 like its nearest taught Nun, and the
+#: margin of 0.13 read it as Gimel. The right reads the rule admitted on tuning stills were 0.73 or more alike.
+TAUGHT_MIN_LIKENESS = 0.5
+
+
 @dataclass(frozen=True)
 class TaughtFaceRule:
     """When a recognizer taught this dreidel's Nun and Gimel may read a Nun or Gimel that its face's size refuses.
@@ -216,28 +238,34 @@ class TaughtFaceRule:
     The taught stills come from the same camera, dreidel and font as the query, so the query's face is compared
     with them directly (``template_similarity``, upright, interior only): a read the network makes at its letter's
     own threshold, and steadily, is also accepted when the query is at least ``margin`` more like the taught
-    faces of that letter than like those of the other one, on a face at least ``min_side_px`` wide. Both are
-    fitted by the build script on held-out-font dreidels taught and queried at small sizes (the most
-    confident wrong read's margin, plus a safety step)."""
+    faces of that letter than like those of the other one, and at least ``min_likeness`` like one of that
+    letter's, on a face at least ``min_side_px`` wide. The margin and the size are fitted by the build script on
+    held-out-font dreidels taught and queried at small sizes (the most confident wrong read's margin, plus a
+    safety step); the likeness floor is ``TAUGHT_MIN_LIKENESS`` unless the file says otherwise."""
 
     margin: float
     min_side_px: float
+    min_likeness: float = TAUGHT_MIN_LIKENESS
 
     def to_json(self) -> dict[str, object]:
         """``taught_faces`` in letters.json."""
-        return {"margin": self.margin, "min_side_px": self.min_side_px}
+        return {"margin": self.margin, "min_side_px": self.min_side_px, "min_likeness": self.min_likeness}
 
 
 def _taught_face_rule(raw: object) -> TaughtFaceRule | None:
-    """``taught_faces`` of letters.json (``{"margin": 0.02, "min_side_px": 14}``), or None (not fitted)."""
+    """``taught_faces`` of letters.json (``{"margin": 0.02, "min_side_px": 14, "min_likeness": 0.5}``; without
+    ``min_likeness``, ``TAUGHT_MIN_LIKENESS``), or None (not fitted)."""
     if raw is None:
         return None
     if not isinstance(raw, dict) or "margin" not in raw or "min_side_px" not in raw:
         raise ValueError("taught_faces needs margin and min_side_px")
     margin, side = float(raw["margin"]), float(raw["min_side_px"])
+    likeness = float(raw.get("min_likeness", TAUGHT_MIN_LIKENESS))
     if not 0.0 < margin < 1.0 or side < 0.0:
         raise ValueError("taught_faces margin must lie in (0, 1) and min_side_px be >= 0")
-    return TaughtFaceRule(margin, side)
+    if not 0.0 <= likeness < 1.0:
+        raise ValueError("taught_faces min_likeness must lie in [0, 1)")
+    return TaughtFaceRule(margin, side, likeness)
 
 
 @dataclass(frozen=True)
@@ -721,10 +749,10 @@ class LetterRecognizer:
             total += d.confidence
         return total / (len(faces) + 1)
 
-    def taught_margin(self, face: FaceInput, best: int, pose_confidence: float) -> float | None:
-        """How much more the face is like the taught faces of Nun or Gimel ``best`` than like those of the other
-        one (``template_similarity`` of the face, turned upright as the network reads ``best`` in it, to the most
-        alike taught face of each); None unless both letters were taught."""
+    def taught_comparison(self, face: FaceInput, best: int, pose_confidence: float) -> TaughtComparison | None:
+        """How alike the face, turned upright as the network reads Nun or Gimel ``best`` in it, is to the most
+        alike taught face of ``best`` and of the other one (``template_similarity``); None unless both letters
+        were taught."""
         confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
         if best not in confusable:
             return None
@@ -735,8 +763,14 @@ class LetterRecognizer:
         z, _, _ = self.model.score(face)
         o = int(np.argmax(z[best] / self.model.temperature + np.log(orientation_prior(pose_confidence))))
         query = rotations(face.tensor)[o]
-        return (max(template_similarity(query, t) for t in mine)
-                - max(template_similarity(query, t) for t in theirs))
+        return TaughtComparison(max(template_similarity(query, t) for t in mine),
+                                max(template_similarity(query, t) for t in theirs))
+
+    def taught_margin(self, face: FaceInput, best: int, pose_confidence: float) -> float | None:
+        """How much more the face is like the taught faces of Nun or Gimel ``best`` than like those of the other
+        one (``taught_comparison``'s margin); None unless both letters were taught."""
+        got = self.taught_comparison(face, best, pose_confidence)
+        return None if got is None else got.margin
 
     def read(self, image_bgr: np.ndarray, pose: RestPose | None = None,
              background_bgr: np.ndarray | None = None) -> LetterReading:
@@ -794,12 +828,17 @@ class LetterRecognizer:
             rule = self.model.calibration.taught_faces
             if rule is None or side < rule.min_side_px:
                 return LetterReading(None, confidence, scores, pose, reason=why)
-            margin = self.taught_margin(face, best, pose.confidence)
-            if margin is None:
+            compared = self.taught_comparison(face, best, pose.confidence)
+            if compared is None:
                 return LetterReading(None, confidence, scores, pose, reason=why)
-            if margin < rule.margin:
+            if compared.likeness < rule.min_likeness:
                 return LetterReading(None, confidence, scores, pose,
-                                     reason=f"{why}; the taught faces do not tell ({margin:+.3f} < {rule.margin:.3f})")
+                                     reason=f"{why}; the face is like none of the taught faces "
+                                            f"({compared.likeness:.3f} < {rule.min_likeness:.3f})")
+            if compared.margin < rule.margin:
+                return LetterReading(None, confidence, scores, pose,
+                                     reason=f"{why}; the taught faces do not tell "
+                                            f"({compared.margin:+.3f} < {rule.margin:.3f})")
             # they do: the letter's own threshold and steadiness remain
             if steady is None:
                 steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
