@@ -22,10 +22,11 @@
    safe (``fit_confusable_bins``).
 6. Fit when the taught Nun and Gimel faces of a dreidel may vouch for a small Nun or Gimel that its size refuses
    (``letters.json`` ``taught_faces``): 320 held-out-font dreidels (twin in one scene each, letter_synth), taught
-   3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; among the queries at least
-   ``TAUGHT_MIN_LIKENESS`` like a taught face of the letter read, the margin by which the query must be more like
-   the taught faces of its letter than of the other lies above every wrong read's, from the
+   3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; the margin by which the query
+   must be more like the taught faces of its letter than of the other lies above every wrong read's, from the
    smallest face size where that margin is at most 0.1 (``fit_taught_faces``; about 30 minutes on two shared cores).
+   The margin and size are fitted on every read, so they are safe on their own; at run time the query must also be
+   ``TAUGHT_MIN_LIKENESS`` like a taught face of the letter read, a fixed guard the fit does not lean on.
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_letter_model.py --recipe   (the committed model, every stage)
@@ -74,7 +75,6 @@ from vision.recognizer import (  # noqa: E402
     Calibration,
     ConfusableBin,
     LetterModel,
-    TAUGHT_MIN_LIKENESS,
     TaughtFaceRule,
     enrolled_similarity,
     orientation_prior,
@@ -538,15 +538,13 @@ TAUGHT_MAX_MARGIN = 0.1
 #: ... and must leave at least this many right reads that only the taught faces admit (evidence, not luck)
 TAUGHT_MIN_READS = 20
 
-#: (side px, true letter, best, confidence, steadiness, margin, likeness to the nearest taught face of ``best``)
-TaughtRow = tuple[float, int, int, float, float, float, float]
+TaughtRow = tuple[float, int, int, float, float, float]  # (side px, true letter, best, confidence, steadiness, margin)
 
 
 def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow]:
     """``count`` held-out-font dreidels, each taught 3 stills of every letter it has (as a recording's enroll/)
     and asked 3 stills each of Nun and Gimel and one Hey, read as at run time by the taught recognizer (pose ->
-    cut -> network, steadiness) with the taught-face margin and likeness of every Nun/Gimel read: one row per
-    readable query.
+    cut -> network, steadiness) with the taught-face margin of every Nun/Gimel read: one row per readable query.
 
     ``kind`` "twin": the digital twin's stills in one scene per dreidel (its camera, tray and light), the queries
     stored as the table's MJPG stores a frame (JPEG 80-95); "synth": letter_synth's plain and varied dreidels
@@ -598,9 +596,8 @@ def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow
             if got is None:
                 continue
             best, conf, steady, side = got
-            compared = taught.taught_comparison(face_input(image, pose.face_quad), best, pose.confidence)
-            margin, likeness = (float("nan"), float("nan")) if compared is None else (compared.margin, compared.likeness)
-            out.append((side, LETTERS.index(letter), best, conf, steady, margin, likeness))
+            margin = taught.taught_margin(face_input(image, pose.face_quad), best, pose.confidence)
+            out.append((side, LETTERS.index(letter), best, conf, steady, float("nan") if margin is None else margin))
     return out
 
 
@@ -618,25 +615,23 @@ def taught_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> 
 
 def fit_taught_faces(rows: list[TaughtRow], floor: float, calibration: Calibration
                      ) -> tuple[TaughtFaceRule | None, dict[str, object]]:
-    """The taught-face rule, fitted on the Nun/Gimel reads that pass the letter's own threshold ``floor``, the
-    steadiness check and the likeness floor ``TAUGHT_MIN_LIKENESS`` (what the rule may admit): from the smallest face size of ``TAUGHT_SIDE_EDGES`` on which
+    """The taught-face rule, fitted on the Nun/Gimel reads that pass the letter's own threshold ``floor`` and the
+    steadiness check (what the rule may admit): from the smallest face size of ``TAUGHT_SIDE_EDGES`` on which
     it is safe, the margin a read must reach is ``TAUGHT_MARGIN_STEP`` above the largest margin of a wrong read
     on faces of that size or more (at least the step, at most ``TAUGHT_MAX_MARGIN``), with at least
     ``TAUGHT_MIN_READS`` right reads that the face-size thresholds of ``calibration`` refuse and the margin
     admits. None when no size qualifies. Also a report (the reads, and per size tried: wrong reads, their
     largest margin, the right reads gained)."""
     confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
-    a = np.array(rows, np.float64).reshape(-1, 7)
-    side, truth, best, conf, steady, margin, likeness = a.T
-    read = np.isin(best, confusable) & (conf >= floor) & (steady >= floor) & np.isfinite(margin)
-    cand = read & (likeness >= TAUGHT_MIN_LIKENESS)
+    a = np.array(rows, np.float64).reshape(-1, 6)
+    side, truth, best, conf, steady, margin = a.T
+    cand = np.isin(best, confusable) & (conf >= floor) & (steady >= floor) & np.isfinite(margin)
     at_size = np.array([t if (t := calibration.confusable_threshold(x)) is not None else np.inf for x in side])
     refused = cand & (np.minimum(conf, steady) < at_size)  # as read() decides: refused at its size
     report: dict[str, object] = {
         "queries": len(rows), "nun_gimel_reads": int(cand.sum()), "wrong_reads": int((cand & (best != truth)).sum()),
         "right_refused_by_size": int((refused & (best == truth)).sum()),
         "right_below_zero": int((cand & (best == truth) & (margin < 0)).sum()),
-        "below_likeness": [int((read & ~cand & (best == truth)).sum()), int((read & ~cand & (best != truth)).sum())],
     }
     tried: list[list[float]] = []
     report["by_min_side"] = tried
@@ -661,7 +656,7 @@ def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibratio
     rule, report = fit_taught_faces(rows, floor, calibration)
     print(f"taught faces: {len(rows)} queries read in {time.time() - t0:.0f} s: {report}; rule {rule}", flush=True)
     if args.taught_rows is not None:
-        np.save(args.taught_rows, np.array(rows, np.float64).reshape(-1, 7))
+        np.save(args.taught_rows, np.array(rows, np.float64).reshape(-1, 6))
     return replace(calibration, taught_faces=rule, meta={**calibration.meta, "taught_faces": args.taught_faces,
                                                          "taught_face_fit": report})
 
