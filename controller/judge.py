@@ -285,6 +285,8 @@ class _Spin:
 
     spin_id: int
     release_t: float
+    #: when and where (x, y) the dreidel was first seen on its own, before its release was confirmed
+    first_seen: tuple[float, float, float] | None = None
     t_obs: list[float] = field(default_factory=list)
     wobble: list[float] = field(default_factory=list)
     elong: list[float] = field(default_factory=list)
@@ -605,6 +607,7 @@ class SpinJudge:
                 self._set_phase(TablePhase.AT_REST, frame.t, events)
                 return
             spin = self._start_spin(release_t, events)
+            spin.first_seen = (seen_t, xy[0], xy[1])
             spin.confirmed = True
             spin.upright_frames = self._candidate_upright
             spin.after_rest = self._last_rest is not None
@@ -1177,6 +1180,7 @@ class SpinJudge:
                         vis_onset = imu_onset
                     imu_used = True
         if self._was_placed(spin, release_t, rest_t, lost):
+            spin.rest_t = self._placed_rest(spin)
             placed = self._verdict_no_release(spin, t_now)
             self._after_rest = True
             return placed
@@ -1295,6 +1299,24 @@ class SpinJudge:
         if self._imu_usable(spin.release_t - 1.0, rest_t):
             return not self.imu.impacts_between(spin.release_t - 1.0, rest_t + 0.05)
         return spin.upright_frames <= 2
+
+    @staticmethod
+    def _placed_rest(spin: _Spin) -> float | None:
+        """When a dreidel that was put down came to rest: when it was first seen on its own, if it lies where it
+        was seen then (no earlier than the release).
+
+        The rest detector starts counting only once the release is confirmed and the hand has gone, and the
+        positions it walks back through start at that confirmation: a dreidel put down next to a hand that
+        lingers is dated a few tenths of a second late (0.3-0.4 s on the twin) although it has lain still
+        since it was first seen. A dreidel first seen somewhere else (it slid or rolled) keeps the detector's
+        time."""
+        obs = spin.rest_obs
+        if spin.first_seen is None or spin.rest_t is None or obs is None or obs.x is None or obs.y is None:
+            return spin.rest_t
+        seen_t, x, y = spin.first_seen
+        if math.hypot(x - obs.x, y - obs.y) > max(2.0, 0.15 * obs.length):
+            return spin.rest_t
+        return max(spin.release_t, min(spin.rest_t, seen_t))
 
     def _imu_clears(self, interf: InterferenceEvent, release_t: float, end_t: float) -> bool:
         """True if the IMU shows that a push the camera suspected did not happen.

@@ -4,8 +4,8 @@ The judge is fed a scripted track (what the tracker reports frame by frame), so 
 one thing at stake: the centroid of a resting dreidel of which only a small piece is told from its
 shadow (altsim 800002: the letter of a black dreidel on grey felt) jitters by a lores pixel from frame to
 frame, while nothing in the picture moves. Also: a lying dreidel whose outline blinks every few frames
-(altsim 820015), and a piece of an arm outside the tray or cut by the picture's edge seen before the
-release (twin 55002, altsim 820000).
+(altsim 820015), a piece of an arm outside the tray or cut by the picture's edge seen before the
+release (twin 55002, altsim 820000), and a dreidel put down beside a hand that lingers (twin 62006).
 """
 
 from __future__ import annotations
@@ -147,3 +147,35 @@ def test_a_piece_of_an_arm_outside_the_tray_or_at_the_edge_is_no_release(in_tray
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.release_t is not None and abs(v.release_t - RELEASE_T) < 0.05
+
+
+class PlacedTracker(ScriptedTracker):
+    """A hand puts a dreidel down lying (no spin) and draws back slowly (twin 62006 spin 3): the dreidel is seen
+    on its own from ``RELEASE_T``, lying still where it was put, though its small outline's centroid jitters
+    by a lores pixel or two over its first frames, so the observer does not call it still until the release
+    is confirmed; the hand stays in view for half a second more."""
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        hand_x = 150.0 if t < RELEASE_T else 150.0 - 60.0 * (t - RELEASE_T)
+        hand = Blob(x=hand_x, y=90.0, area=900.0, bbox=(int(hand_x) - 15, 75, 30, 30), elongation=1.5,
+                    angle_deg=0.0, length=35.0, width=25.0, edge=False, skin=0.6)
+        hands = (hand,) if 0.3 <= t < RELEASE_T + 0.5 else ()
+        if t < RELEASE_T:
+            return TrackResult(index=index, t=t, dreidel=None, hands=hands, merged=0.3 <= t, motion=5.0,
+                               in_tray=True, scale=SCALE)
+        dx, dy = self.rng.uniform(-1.5, 1.5, 2) if t < RELEASE_T + 0.15 else (0.0, 0.0)
+        blob = Blob(x=172.0 + dx, y=90.0 + dy, area=40.0, bbox=(166, 87, 12, 7), elongation=1.8, angle_deg=10.0,
+                    length=11.0, width=6.0, edge=False, skin=0.0)
+        return TrackResult(index=index, t=t, dreidel=blob, hands=hands, merged=False, motion=0.0, in_tray=True,
+                           scale=SCALE)
+
+
+def test_a_dreidel_put_down_beside_a_lingering_hand_rests_when_it_was_first_seen() -> None:
+    """Its rest is when it was first seen lying where it stays, not when the release was confirmed and the
+    hand had gone (before: 0.2-0.5 s late; the twin's 62006 spin 3 was 0.31 s late)."""
+    verdicts = judge_script(PlacedTracker(jitter=0.0, rest_motion=0.0))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.reasons == ("no_release",) and not v.valid
+    assert v.release_t is not None and abs(v.release_t - RELEASE_T) < 0.05
+    assert v.rest_t is not None and abs(v.rest_t - RELEASE_T) < 0.05, v.rest_t
