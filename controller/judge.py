@@ -758,7 +758,10 @@ class SpinJudge:
             else:
                 spin.quiet_since = None
             still_s = obs.still_s
-            if still_s < s.rest_hold_s and (obs.elongation >= s.lying_min_elongation or spin.fell):
+            # a top the colour of the felt, read at the head of its cast shadow (Blob.faint), shows nothing
+            # changing in its box while it sleeps: "pinned" would call a sleeping top at rest (altsim 960013)
+            faint_top = tr.dreidel is not None and tr.dreidel.faint
+            if still_s < s.rest_hold_s and (obs.elongation >= s.lying_min_elongation or spin.fell) and not faint_top:
                 still_s = max(still_s, self._pinned_s(spin, frame.t, tr.scale, obs.length))
             # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
             # smoothly blurred one can look still). A stubby dreidel lying down can look compact too, so

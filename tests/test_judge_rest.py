@@ -5,7 +5,8 @@ one thing at stake: the centroid of a resting dreidel of which only a small piec
 shadow (altsim 800002: the letter of a black dreidel on grey felt) jitters by a lores pixel from frame to
 frame, while nothing in the picture moves. Also: a lying dreidel whose outline blinks every few frames
 (altsim 820015), a piece of an arm outside the tray or cut by the picture's edge seen before the
-release (twin 55002, altsim 820000), and a dreidel put down beside a hand that lingers (twin 62006).
+release (twin 55002, altsim 820000), a dreidel put down beside a hand that lingers (twin 62006), and a top
+the colour of the felt that shows nothing changing while it sleeps (altsim 960013).
 """
 
 from __future__ import annotations
@@ -179,3 +180,26 @@ def test_a_dreidel_put_down_beside_a_lingering_hand_rests_when_it_was_first_seen
     assert v.reasons == ("no_release",) and not v.valid
     assert v.release_t is not None and abs(v.release_t - RELEASE_T) < 0.05
     assert v.rest_t is not None and abs(v.rest_t - RELEASE_T) < 0.05, v.rest_t
+
+
+class FaintTopTracker(ScriptedTracker):
+    """A top the colour of the felt, read at the head of its cast shadow (``Blob.faint``, altsim 960013): while
+    it sleeps nothing in its box changes (motion 0) and its outline's centroid jitters by a lores pixel, so the
+    observer never calls it still; then it falls and lies as usual."""
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        if RELEASE_T <= t < FALL_T:
+            dx, dy = self.rng.uniform(-1.0, 1.0, 2)
+            blob = Blob(x=160.0 + dx, y=90.0 + dy, area=60.0, bbox=(155, 86, 11, 8), elongation=1.5, angle_deg=0.0,
+                        length=11.0, width=7.0, edge=False, skin=0.0, faint=True)
+            return TrackResult(index=index, t=t, dreidel=blob, hands=(), merged=False, motion=0.0, in_tray=True,
+                               scale=SCALE)
+        return super().process_small(index, t, small, full)
+
+
+def test_a_faint_top_that_shows_nothing_changing_while_it_sleeps_is_not_at_rest() -> None:
+    """Before, the pinned rest called the sleeping faint top at rest, dated at its release."""
+    verdicts = judge_script(FaintTopTracker(jitter=0.0, rest_motion=0.0))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.rest_t is not None and abs(v.rest_t - REST_T) < 0.15, v.rest_t
