@@ -1,13 +1,14 @@
 """What the judge's tracker sees, frame by frame, over a stretch of a recording (camera-only judging).
 
-    .venv/bin/python bench/diag_tracking.py /tmp/tune-alt-800/rec_800000 --from 10 --to 12 [--faint-body]
+    .venv/bin/python bench/diag_tracking.py /tmp/tune-alt-800/rec_800000 --from 10 --to 12 [--no-faint-body]
         [--every 6] [--png /tmp/h46/png]
 
 Runs ``analyze_recording`` (no IMU, no letters) with the tracker's ``process_small`` traced, and prints for
 each frame in the window the tracked dreidel (centroid, area, length, elongation, bbox), the hands and
 ``merged``; ``--png`` also saves every ``--every``-th frame's lores picture with the dreidel's box (green)
-and the hands' boxes (red), four times enlarged. ``--faint-body`` turns the tracker's
-option on. Then the verdicts. Never pass held-out recordings.
+and the hands' boxes (red), four times enlarged. ``--no-faint-body`` turns the tracker's ``faint_body``
+reading off (on by default since the thirteenth round; a blob read so is marked ``faint``). Then the verdicts.
+Never pass held-out recordings.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ def main() -> None:
     ap.add_argument("rec", type=Path)
     ap.add_argument("--from", dest="t0", type=float, default=0.0)
     ap.add_argument("--to", dest="t1", type=float, default=1e9)
-    ap.add_argument("--faint-body", action="store_true")
+    ap.add_argument("--no-faint-body", action="store_true", help="track without the faint-top reading")
     ap.add_argument("--imu", action="store_true", help="judge with the IMU too")
     ap.add_argument("--every", type=int, default=0, help="save every n-th frame of the window (with --png)")
     ap.add_argument("--png", type=Path)
@@ -45,7 +46,8 @@ def main() -> None:
 
     def patched_init(self: Any, *a: Any, **k: Any) -> None:
         init(self, *a, **k)
-        self.faint_body = self.faint_body or args.faint_body
+        if args.no_faint_body:
+            self.faint_body = False
 
     count = [0]
 
@@ -55,7 +57,7 @@ def main() -> None:
             return tr
         d = tr.dreidel
         ds = "-" if d is None else (f"({d.x:6.1f},{d.y:6.1f}) a={d.area:6.0f} L={d.length:5.1f} e={d.elongation:4.2f} "
-                                    f"box={d.bbox}")
+                                    f"box={d.bbox}{' faint' if d.faint else ''}")
         hs = " ".join(f"H({h.x:.0f},{h.y:.0f} a={h.area:.0f})" for h in tr.hands)
         print(f"{index:5d} t={t:7.3f} {ds} mot={tr.motion:5.2f} {'MERGED ' if tr.merged else ''}{hs}")
         if args.png is not None and args.every and count[0] % args.every == 0:

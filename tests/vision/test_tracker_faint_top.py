@@ -5,7 +5,8 @@ above only the handle's dark glint and a faint rim show; the top is 10-25% darke
 hue, so it reads as a light shadow, and the long cast shadow keeps about 40% of the light. The tracker followed
 the deep shadow (3 times as long as wide, still): a dreidel lying still 0.9 s after its release, judged a put-down.
 The scenes here are drawn with those figures and that recording's sensor noise. ``DreidelTracker.faint_body``
-reads such a top; it is off by default (see the tracker's docstring for what it changes on the tuning data).
+reads such a top; it is on by default since the thirteenth round (see the tracker's docstring for what it changes
+on the tuning data).
 """
 
 from __future__ import annotations
