@@ -162,7 +162,7 @@ class PlacedTracker(ScriptedTracker):
                     angle_deg=0.0, length=35.0, width=25.0, edge=False, skin=0.6)
         hands = (hand,) if 0.3 <= t < RELEASE_T + 0.5 else ()
         if t < RELEASE_T:
-            return TrackResult(index=index, t=t, dreidel=None, hands=hands, merged=0.3 <= t, motion=5.0,
+            return TrackResult(index=index, t=t, dreidel=None, hands=hands, merged=t >= 0.3, motion=5.0,
                                in_tray=True, scale=SCALE)
         dx, dy = self.rng.uniform(-1.5, 1.5, 2) if t < RELEASE_T + 0.15 else (0.0, 0.0)
         blob = Blob(x=172.0 + dx, y=90.0 + dy, area=40.0, bbox=(166, 87, 12, 7), elongation=1.8, angle_deg=10.0,
