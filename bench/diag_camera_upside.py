@@ -33,7 +33,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -58,6 +60,26 @@ def arm_share(rec: Path, upside_down: bool) -> float:
     st = random_style(seed)
     contact = st.handle_mm if upside_down else st.tip_mm
     return (contact + st.body_h_mm / 2) / st.length_mm
+
+
+def replay(rows: list, onset_of: Callable[[Any, bool], float | None]) -> str:
+    """Every spin's stable time with the onset ``onset_of(case, upside_down)`` instead of the judge's: the
+    error over all spins, over the upside-down ones, and the valid/invalid calls it gets wrong (spins more
+    than 0.15 s from 3 s whose verdict rests on the stable time alone)."""
+    errs, wrong, up_err = [], 0, []
+    for r in rows:
+        c, up = r[0], r[1]
+        st = stable_of(c, onset_of(c, up))
+        if c.true_onset is not None:
+            errs.append(abs(st - c.true_stable))
+            if up:
+                up_err.append(st - c.true_stable)
+        other = [q for q in c.verdict["reasons"] if q not in ("short", "wobbled_immediately", "unreadable")]
+        if abs(c.true_stable - 3.0) > 0.15 and not other and (st >= 3.0) != c.true_valid:
+            wrong += 1
+    return (f"all spins |err| median {np.median(errs):.3f} p95 {np.percentile(errs, 95):.3f}; "
+            f"upside down signed median {np.median(up_err):+.3f} |err| {np.median(np.abs(up_err)):.3f} "
+            f"max {np.max(np.abs(up_err)):.3f}; wrong calls {wrong}")
 
 
 def main() -> None:
@@ -103,42 +125,16 @@ def main() -> None:
     # what knowing the orientation would buy: upside-down spins read against a level k times higher
     # (the lever from the handle is longer), every other spin as today
     for k in (1.0, 1.1, 1.15, 1.2, 1.3):
-        errs, wrong, up_err = [], 0, []
-        for r in rows:
-            c = r[0]
-            on = wobble_onset(c.track, WobbleSettings(level=ws.level * k)) if r[1] else c.judged_onset
-            st = stable_of(c, on)
-            if c.true_onset is not None:
-                errs.append(abs(st - c.true_stable))
-                if r[1]:
-                    up_err.append(st - c.true_stable)
-            other = [q for q in c.verdict["reasons"] if q not in ("short", "wobbled_immediately", "unreadable")]
-            if abs(c.true_stable - 3.0) > 0.15 and not other and (st >= 3.0) != c.true_valid:
-                wrong += 1
-        print(f"oracle k={k:.2f}: all spins |err| median {np.median(errs):.3f} p95 {np.percentile(errs, 95):.3f}; "
-              f"upside down signed median {np.median(up_err):+.3f} |err| {np.median(np.abs(up_err)):.3f} "
-              f"max {np.max(np.abs(up_err)):.3f}; wrong calls {wrong}")
+        print(f"oracle k={k:.2f}: " + replay(rows, lambda c, up, k=k: (
+            wobble_onset(c.track, WobbleSettings(level=ws.level * k)) if up else c.judged_onset)))
     # the ceiling of measuring the lever itself: every spin read against a level scaled by its dreidel's true
     # arm (contact to the body's middle, from the twin's style) over the median arm, to the power p
     shares = {id(r[0]): arm_share(Path("/tmp") / r[0].rec, r[1]) for r in rows}
     mid = float(np.median(list(shares.values())))
     for p in (0.0, 0.5, 0.75, 1.0):
-        errs, wrong, up_err = [], 0, []
-        for r in rows:
-            c = r[0]
-            k = (shares[id(c)] / mid) ** p
-            on = wobble_onset(c.track, WobbleSettings(level=ws.level * k)) if p > 0 else c.judged_onset
-            st = stable_of(c, on)
-            if c.true_onset is not None:
-                errs.append(abs(st - c.true_stable))
-                if r[1]:
-                    up_err.append(st - c.true_stable)
-            other = [q for q in c.verdict["reasons"] if q not in ("short", "wobbled_immediately", "unreadable")]
-            if abs(c.true_stable - 3.0) > 0.15 and not other and (st >= 3.0) != c.true_valid:
-                wrong += 1
-        print(f"true-arm oracle p={p:.2f}: all spins |err| median {np.median(errs):.3f} p95 {np.percentile(errs, 95):.3f}; "
-              f"upside down signed median {np.median(up_err):+.3f} |err| {np.median(np.abs(up_err)):.3f} "
-              f"max {np.max(np.abs(up_err)):.3f}; wrong calls {wrong}")
+        print(f"true-arm oracle p={p:.2f}: " + replay(rows, lambda c, up, p=p: (
+            wobble_onset(c.track, WobbleSettings(level=ws.level * (shares[id(c)] / mid) ** p)) if p > 0
+            else c.judged_onset)))
     ups = [r for r in rows if r[1] and np.isfinite(r[5])]
     if len(ups) >= 3:
         rr = np.array([r[6] for r in ups])

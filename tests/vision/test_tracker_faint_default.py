@@ -9,12 +9,10 @@ scenes are the ones of ``test_tracker_faint_top.py``, tracked here with the trac
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from controller.judge import SpinJudge
-from tests.vision.test_tracker_faint_top import _TOP, _TOP_R, _empty, _scene
+from tests.vision.test_tracker_faint_top import _empty, _scene, assert_top_at_head
 from tests.vision.tracker_scenes import track_scenes
 from vision.tracker import DreidelTracker
 
@@ -23,12 +21,7 @@ def test_the_judges_tracker_reads_a_felt_coloured_top_not_its_shadow() -> None:
     judge = SpinJudge(None, imu=False)
     assert judge.tracker.faint_body
     rng = np.random.default_rng(11)
-    seen = track_scenes(DreidelTracker(), lambda: _empty(rng), lambda: _scene(rng, False), 4)
-    for d in seen:
-        assert d is not None
-        assert math.hypot(d.x - _TOP[0], d.y - _TOP[1]) < 2.5, (d.x, d.y)
-        assert d.elongation < 1.4, "an upright top is compact from above"
-        assert d.length < 3.0 * _TOP_R
+    assert_top_at_head(track_scenes(DreidelTracker(), lambda: _empty(rng), lambda: _scene(rng, False), 4))
 
 
 def test_a_felt_coloured_dreidel_lying_with_its_letter_up_is_still_read_whole() -> None:

@@ -66,14 +66,17 @@ def _tracked(faint_body: bool, lying: bool) -> list[Blob | None]:
     return track_scenes(DreidelTracker(faint_body=faint_body), lambda: _empty(rng), lambda: _scene(rng, lying), 4)
 
 
-def test_an_upright_felt_coloured_top_is_tracked_at_the_head_of_its_shadow() -> None:
-    seen = _tracked(faint_body=True, lying=False)
-    assert all(d is not None for d in seen)
+def assert_top_at_head(seen: list[Blob | None]) -> None:
+    """Every frame's dreidel is the upright top: where the top is, compact, and no longer than it."""
     for d in seen:
         assert d is not None
         assert math.hypot(d.x - _TOP[0], d.y - _TOP[1]) < 2.5, (d.x, d.y)
         assert d.elongation < 1.4, "an upright top is compact from above"
         assert d.length < 3.0 * _TOP_R
+
+
+def test_an_upright_felt_coloured_top_is_tracked_at_the_head_of_its_shadow() -> None:
+    assert_top_at_head(_tracked(faint_body=True, lying=False))
 
 
 def test_without_the_faint_top_the_shadow_is_taken_for_a_dreidel_lying_still() -> None:
