@@ -202,11 +202,11 @@ class DreidelTracker:
     spin 0 (valid, 5.69 s) ``wobbled_immediately`` -> valid 5.155 s, at rest 9.617 s (true 9.618); 840002
     spin 0 (valid, 5.55 s) ``wobbled_immediately`` -> valid 4.654 s; 840002 spin 1 (left the tray, 4.03 s)
     ``short`` + ``left_tray`` (2.639 s) -> ``left_tray`` (4.689 s); 800000 spin 1 (short, 1.616 s) stays short,
-    1.405 -> 1.821 s; 960013 spin 1 (valid, 8.43 s) ``wobbled_immediately`` -> ``short`` (1.872 s), still wrong:
-    that top sleeps 6 s in one place, nothing in its box changes, and the judge's pinned rest (``long_still_s``
-    still, after a "fall" read in the disc's jitter) dates its rest at 10.1 s against a true 16.6 s; the
-    blob says ``faint`` so that the judge can tell (with the pinned rest skipped on such blobs: valid,
-    8.555 s, at rest 16.583 s, and no put-down invented at 16.5 s). Earlier (eleventh session) it had made
+    1.405 -> 1.821 s; 960013 spin 1 (valid, 8.43 s) ``wobbled_immediately`` -> ``short`` (1.872 s) with this
+    alone: that top sleeps 6 s in one place, nothing in its box changes, and the judge's pinned rest
+    (``long_still_s`` still, after a "fall" read in the disc's jitter) dated its rest at 10.1 s against a true
+    16.6 s. The blob says ``faint`` and the judge skips its pinned rest on such blobs: valid, 8.555 s, at rest
+    16.583 s, and no put-down invented at 16.5 s. Earlier (eleventh session) it had made
     840002 spin 1 ``wobbled_immediately`` and was left off; with the code of the thirteenth session it does not.
     """
 
