@@ -834,12 +834,13 @@ def train(samples: list[Sample], epochs: int, seed: int, init: Path | None = Non
     return net
 
 
-def export(net: object, path: Path) -> None:
-    """Write the network as ONNX and check that cv2.dnn reads it and agrees with PyTorch."""
+def export(net: object, path: Path, patch: int = PATCH) -> None:
+    """Write the network (its input: ``CHANNELS`` x ``patch`` x ``patch`` faces) as ONNX and check that cv2.dnn
+    reads it and agrees with PyTorch."""
     import torch
 
     path.parent.mkdir(parents=True, exist_ok=True)
-    probe = torch.from_numpy(np.random.default_rng(0).normal(0, 0.5, (4, CHANNELS, PATCH, PATCH)).astype(np.float32))
+    probe = torch.from_numpy(np.random.default_rng(0).normal(0, 0.5, (4, CHANNELS, patch, patch)).astype(np.float32))
     torch.onnx.export(net, (probe,), str(path), input_names=["face"], output_names=["scores"], opset_version=17,
                       dynamic_axes={"face": {0: "n"}, "scores": {0: "n"}}, dynamo=False)
     cvnet = cv2.dnn.readNetFromONNX(str(path))

@@ -55,6 +55,7 @@ from build_letter_model import (  # noqa: E402
     calibration_still,
     clockwise,
     conv_stage,
+    export,
     jitter,
 )
 
@@ -243,25 +244,6 @@ def train(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, lr: float) -> ob
     return net
 
 
-def export(net: object, path: Path) -> None:
-    import torch
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    probe = torch.from_numpy(np.random.default_rng(0).normal(0, 0.5, (4, CHANNELS, PAIR_PATCH, PAIR_PATCH))
-                             .astype(np.float32))
-    torch.onnx.export(net, (probe,), str(path), input_names=["face"], output_names=["scores"], opset_version=17,
-                      dynamic_axes={"face": {0: "n"}, "scores": {0: "n"}}, dynamo=False)
-    cvnet = cv2.dnn.readNetFromONNX(str(path))
-    cvnet.setInput(probe.numpy())
-    got = np.asarray(cvnet.forward()).reshape(4, -1)
-    with torch.no_grad():
-        want = net(probe).numpy()  # type: ignore[operator]
-    err = float(np.abs(got - want).max())
-    if err > 1e-3:
-        sys.exit(f"cv2.dnn disagrees with PyTorch on the exported network (max error {err})")
-    print(f"exported {path} ({path.stat().st_size / 1e6:.2f} MB); cv2.dnn agrees within {err:.1e}", flush=True)
-
-
 # -- calibration on held-out fonts ----------------------------------------------------------------------
 
 #: the letters of the calibration stills (as the build script's face-size fit draws them)
@@ -413,7 +395,7 @@ def main() -> None:
         x, y = render_training(args, train_fonts)
         print(f"{len(x)} faces ({int((y == 0).sum())} Nun, {int((y == 1).sum())} Gimel)", flush=True)
         net = train(x, y, args.epochs, args.seed, args.lr)
-        export(net, args.out)
+        export(net, args.out, PAIR_PATCH)
         side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": None, "meta": {}}, indent=1) + "\n")
     rows, faces = calib_rows(args, held)
     if args.calib_only:
