@@ -43,6 +43,19 @@ larger or a smaller lean. The window's share is taken as at least ``min_gain``, 
 of a slow precession: its period is measured poorly while the circling is small, and a larger boost
 dated onsets early on both renderers.
 
+The phase fit needs a whole ``period_fit_s`` either side of a frame to tell the period: cut by the
+path's ends it is one-sided, and on a piece of path shorter than its full span (``2 period_fit_s``)
+every frame's fit is cut. There it misreads the period (a 0.55 s precession on a 0.55 s piece reads
+0.42 s), and the correction takes a third off the radius. Such a piece has no period told and is read
+at ``reference_period_s`` (``period_span``). It is mostly a spin that wobbled at once, measured only
+from its confirmed release to its fall: altsim 980010 spin 1 (true stable 0.168 s, a 0.33 s piece at
+60 fps) read the period 0.34 s, the level at half the radius as the window leaves it, and was dated
+0.622 s (short) instead of 0.472 s (wobbled immediately). Replayed on the 289 tuning spins of 71
+recordings (``bench/diag_camera_variants.py``), it moves 4 altsim spins, none of the twin's: 800000
+spin 1 (1.821 -> 1.672 s, true 1.616), 840002 spin 1 (4.689 -> 3.888, true 4.032), 960013 spin 1
+(8.555 -> 8.188, true 8.430) and 980010 spin 1; altsim stable-time error median/p95 0.076/0.615 ->
+0.073/0.560 s, valid/invalid calls unchanged.
+
 Where the dreidel was not seen for a while (a hand over it, or merged with the hand's blob) the path is
 split: the centroid jumps across such a gap, which read as a burst of circling and dated a passing hand
 as the onset (twin 54005, 54008). Each piece is measured on its own (a piece shorter than the window is
@@ -134,7 +147,9 @@ class WobbleSettings:
     frame towards ``release_t + skip_s``; 0: at the first frame), when that stretch is at most
     ``unseen_max_s`` long (a longer one is dated at the first frame). ``length_weight``: how much of the
     lever is the measured length rather than the length typical for the upright width (:func:`lever`; 1:
-    the length alone).
+    the length alone). ``period_span``: a piece of path shorter than this share of the phase fit's full
+    span (``2 period_fit_s`` and a frame) has no period told and is read at ``reference_period_s``
+    (0: every fit of 6 frames or more is believed, as before the fourteenth session).
     """
 
     skip_s: float = 0.1
@@ -155,6 +170,7 @@ class WobbleSettings:
     unseen_share: float = 0.5
     unseen_max_s: float = 0.5
     length_weight: float = 1.0
+    period_span: float = 1.0
 
     def __post_init__(self) -> None:
         for name in ("window_s", "smooth_s", "level", "length_per_width", "hold_s", "gap_s",
@@ -170,6 +186,8 @@ class WobbleSettings:
             raise ValueError("WobbleSettings.skip_s, fit_s and unseen_max_s must not be negative")
         if not 0.0 <= self.length_weight <= 1.0:
             raise ValueError(f"WobbleSettings.length_weight must be within 0..1, got {self.length_weight}")
+        if not 0.0 <= self.period_span <= 1.0:
+            raise ValueError(f"WobbleSettings.period_span must be within 0..1, got {self.period_span}")
         if not 0.0 <= self.unseen_share <= 1.0:
             raise ValueError(f"WobbleSettings.unseen_share must be within 0..1, got {self.unseen_share}")
 
@@ -293,6 +311,8 @@ def _levels(track: CameraTrack, s: WobbleSettings) -> tuple[np.ndarray, np.ndarr
         raw[piece] = smooth(np.abs(z), m) / length
         if s.period_correction:
             period = precession_period(t[piece], z, half)
+            if piece.size < s.period_span * (2 * half + 1):
+                period[:] = np.nan  # every fit cut by the piece's ends: the period is not told
             known = np.isfinite(period)
             typical = float(np.median(period[known])) if known.any() else s.reference_period_s
             period = np.clip(np.where(known, period, typical), p_lo, p_hi)
