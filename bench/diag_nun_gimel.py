@@ -84,9 +84,10 @@ def load_set(folder: Path) -> list[dict]:
         meta = json.loads(idx.read_text())
         return [{**r, "path": folder / r["image"], "set": folder.name} for r in meta["stills"]]
     rows = []
+    name = f"{folder.parent.name}/{folder.name}"  # eval_unseen's <out>/stills: the out folder names the set
     for p in sorted(folder.glob("*_*.png")):
         seed, letter = p.stem.split("_", 1)
-        rows.append({"path": p, "letter": letter, "dreidel": int(seed), "role": "query", "set": folder.name})
+        rows.append({"path": p, "letter": letter, "dreidel": int(seed), "role": "query", "set": name})
     return rows
 
 
@@ -191,7 +192,7 @@ def diagnose(args: argparse.Namespace) -> None:
                 got.update({"set": r["set"], "image": str(r["path"]), "truth": truth.value, "dreidel": d})
                 all_rows.append(got)
                 if out_png and truth in CONFUSABLE and got["cause"] != "read" and "quad" in got:
-                    save_png(out_png, f"{r['set']}_{Path(r['path']).stem}_{got['cause']}_{got['side']:.0f}px",
+                    save_png(out_png, f"{r['set'].replace('/', '_')}_{Path(r['path']).stem}_{got['cause']}_{got['side']:.0f}px",
                              image, got["quad"])
     report(all_rows)
     if args.json:
@@ -203,7 +204,9 @@ def report(rows: list[dict]) -> None:
     sets = sorted({r["set"] for r in rows})
     for s in sets + ["ALL"]:
         sel = [r for r in rows if s in ("ALL", r["set"])]
-        print(f"\n=== {s}: {len(sel)} queries ===")
+        right = sum(r["cause"] in ("read", "read2") for r in sel)
+        wrong = sum(r["cause"] == "WRONG" for r in sel)
+        print(f"\n=== {s}: {len(sel)} queries: right {right}, unreadable {len(sel) - right - wrong}, wrong {wrong} ===")
         for letter in LETTERS:
             ls = [r for r in sel if r["truth"] == letter.value]
             if not ls:
