@@ -17,7 +17,10 @@ orientation) to each letter's nearest prototype is added to the generic logits w
 temperature fitted by the build script.
 
 A taught recognizer also asks the generic model: when the generic model reads one letter clearly and the
-taught one leans to another, the face is unreadable (two witnesses disagree).
+taught one leans to another, the face is unreadable (two witnesses disagree). It also compares a Nun or Gimel
+read with the taught Nun and Gimel faces themselves (``template_similarity``): a read that looks clearly more like
+a taught face of the other letter than like any of its own is unreadable (``TAUGHT_VETO_RIVAL``,
+``TAUGHT_VETO_MARGIN``; a worn Nun that the network takes for a Gimel, H52).
 
 Nun and Gimel differ by Gimel's foot, a pixel or two on a small face seen from above, and every wrong
 letter the benches ever saw was one read as the other, some at 0.97-0.999. A Nun or Gimel read must
@@ -229,6 +232,15 @@ def _confusable_bins(raw: object) -> tuple[ConfusableBin, ...] | None:
 #: 23 px face was 0.28 like its nearest taught Gimel (a small one) and 0.16 like its nearest taught Nun, and the
 #: margin of 0.13 read it as Gimel. The right reads the rule admitted on tuning stills were 0.73 or more alike.
 TAUGHT_MIN_LIKENESS = 0.5
+#: ... and veto a Nun or Gimel read that looks like a taught face of the *other* letter: at least this alike to
+#: one of them (a close match, not the blur that makes every small face alike) ...
+TAUGHT_VETO_RIVAL = 0.85
+#: ... and at least this much more alike to it than to any taught face of the letter read. A worn held-out-font
+#: Nun (twin still 8,700,000 dreidel 8) was read as Gimel at 0.997 by the taught network on a 22 px face, while
+#: it was 0.94 like a taught Nun and 0.76 like the nearest taught Gimel (-0.17). On 570 right taught Nun/Gimel
+#: reads of tuning stills (twin 8.1M-8.7M, synth 99.6M-99.969M) none was both 0.85 like the other letter's taught
+#: faces and more than 0.082 more like them than like its own: the veto cost none of them.
+TAUGHT_VETO_MARGIN = 0.1
 
 
 @dataclass(frozen=True)
@@ -793,6 +805,18 @@ class LetterRecognizer:
         if decision.conflict:
             return LetterReading(None, confidence, scores, pose,
                                  reason="the taught and the generic model read different letters")
+
+        def accept(reason: str = "") -> LetterReading:
+            """The letter read, unless it is a Nun or Gimel that looks clearly more like a taught face of the
+            other letter than like any of its own (``TAUGHT_VETO_RIVAL``, ``TAUGHT_VETO_MARGIN``)."""
+            if LETTERS[best] in CONFUSABLE:
+                compared = self.taught_comparison(face, best, pose.confidence)
+                if compared is not None and compared.rival >= TAUGHT_VETO_RIVAL and -compared.margin >= TAUGHT_VETO_MARGIN:
+                    return LetterReading(None, confidence, scores, pose,
+                                         reason=f"Nun or Gimel, but the face is more like a taught face of the other "
+                                                f"letter ({compared.rival:.3f} vs {compared.likeness:.3f})")
+            return LetterReading(LETTERS[best], confidence, scores, pose, reason=reason)
+
         threshold = self.letter_thresholds[best]
         if confidence < threshold:
             reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
@@ -805,7 +829,7 @@ class LetterRecognizer:
             if at_size is not None and confidence >= at_size:
                 steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
                 if steady >= max(threshold, at_size):
-                    return LetterReading(LETTERS[best], confidence, scores, pose)
+                    return accept()
                 why = unsteady
             else:
                 why = (f"Nun or Gimel on a face of {side:.0f} px: " + ("too small to tell apart" if at_size is None
@@ -821,8 +845,7 @@ class LetterRecognizer:
                 if steady >= threshold:
                     agree = pair.agreement(image_bgr, quad, LETTERS[best], need=pair_at)
                     if agree >= pair_at:
-                        return LetterReading(LETTERS[best], confidence, scores, pose,
-                                             reason=f"second look {agree:.3f} >= {pair_at:.3f}")
+                        return accept(f"second look {agree:.3f} >= {pair_at:.3f}")
                     why = f"{why}; the second look does not tell ({agree:.3f} < {pair_at:.3f})"
             # refused at its size: the taught Nun and Gimel faces of this dreidel may still vouch for it
             rule = self.model.calibration.taught_faces
@@ -844,7 +867,7 @@ class LetterRecognizer:
                 steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
             if steady < threshold:
                 return LetterReading(None, confidence, scores, pose, reason=unsteady)
-        return LetterReading(LETTERS[best], confidence, scores, pose)
+        return accept()
 
     def assess(self, image_bgr: np.ndarray, pose: RestPose) -> tuple[int, float, float, float] | None:
         """What ``read`` weighs for a Nun or Gimel, before any threshold: the best letter's index, its
