@@ -8,8 +8,8 @@ shape, cached under ``--ctx``), then prints for each frame of the spin's series 
 release was made sure of marked ``L``; they are not in the judge's series) the centroid, area and
 elongation, the circling radius as the moving average leaves it (``raw``) and scaled for the precession's
 period (``corr``), both as a fraction of the lever and as the log-linear growth fit the judge dates on
-(``fraw``, ``fcorr``), the measured period, and, on altsim recordings, the true tilt (the spin rebuilt from
-its seed, ``diag_onset_truth._table``). Then the judge's release and onset against the truth, how
+(``fraw``, ``fcorr``), the measured period, and the true tilt (altsim: the spin rebuilt from its seed,
+``diag_onset_truth._table``; twin: its ``track.csv``). Then the judge's release and onset against the truth, how
 :func:`controller.camera_wobble.wobble_onset` reached its answer (first frame measured, crossings of the raw
 and corrected fits), and the frame gaps in the series. Tuning recordings only: held-out ones are refused.
 """
@@ -64,6 +64,13 @@ def main() -> None:
 
         ep = _table(args.rec).episodes[args.spin]
         tilt = lambda t: math.degrees(ep.traj.tilt_at(t - ep.t_release))  # noqa: E731
+    elif (args.rec / "track.csv").is_file():  # the twin writes the true tilt per frame
+        import csv
+
+        with (args.rec / "track.csv").open() as f:
+            rows = [(float(r["t"]), float(r["tilt_deg"])) for r in csv.DictReader(f) if r["tilt_deg"] != "nan"]
+        tt_true, tilt_true = np.array([r[0] for r in rows]), np.array([r[1] for r in rows])
+        tilt = lambda t: float(np.interp(t, tt_true, tilt_true))  # noqa: E731
     lead = np.asarray(s.get("lead") or np.empty((0, 4)), float).reshape(-1, 4)
     t = np.asarray(s["t"], float)
     fps = 1.0 / float(np.median(np.diff(t)))
@@ -72,7 +79,7 @@ def main() -> None:
                         hold_s=st["circle_hold_s"], gap_s=st["circle_gap_s"])
     track = CameraTrack(t=t, x=np.asarray(s["x"], float), y=np.asarray(s["y"], float),
                         area=np.asarray(s["area"], float), release_t=s["release_t"], fall_t=s["fall_t"], fps=fps,
-                        body_length=s["rest_length"])
+                        body_length=s["rest_length"], lead=lead)
     tt, raw, corr = _levels(track, ws)
     half = max(2, int(round(ws.fit_s * fps)))
     fraw, fcorr = _fitted(tt, raw, half), _fitted(tt, corr, half)

@@ -56,6 +56,23 @@ spin 1 (1.821 -> 1.672 s, true 1.616), 840002 spin 1 (4.689 -> 3.888, true 4.032
 (8.555 -> 8.188, true 8.430) and 980010 spin 1; altsim stable-time error median/p95 0.076/0.615 ->
 0.073/0.560 s, valid/invalid calls unchanged.
 
+The fourteenth session (H54): a spin that wobbled at once was dated in the middle of the unseen stretch,
+release + ``skip_s`` + half the rest, and the judge's series starts ~0.37 s after the release on the twin,
+so every one of the twin's 28 tuning spins that wobbled at once was dated 0.219-0.261 s (63002 spin 1 and
+63005 spin 7: 0.236 s) while the truth spreads over 0.088-0.436 s; the middle is only the minimax. They are
+over the level from the first frame because the level as the window leaves it (``raw``) is crossed below 6
+degrees by the twin's fast precession at the onset (0.38-0.45 s: the window leaves 0.74-0.91 of such a circle,
+against 0.55 at ``reference_period_s``), and the piece from the confirmed release is too short to measure
+the period. The judge now keeps the frames seen while it made sure of the release (12-14 on the twin, ~25 on
+altsim) and hands them over as :attr:`CameraTrack.lead`: the period-scaled level on the longer piece, where
+it crosses after their first frame, dates the onset (``lead_in``). Replayed on the 289 tuning spins
+(``bench/diag_camera_variants.py --no-lead``) it moves 11 spins judged wobbled immediately and keeps them so
+(altsim 940000 spin 1 is truly short, 0.221 -> 0.301 s; the rest wobbled at once): the twin's
+median stable-time error 0.089 -> 0.085 s (those spins' 0.109 -> 0.077), p95 0.281 both; altsim 0.073/0.560
+both. 63005 spin 7 0.236 -> 0.372 s (true 0.424); 63002 spin 1 stays (over the level on its lead-in's first
+frame too, at 4.5 degrees). The lead-in put in front of the series for every spin (H53) or used at its raw
+level was worse (twin p95 0.297).
+
 Where the dreidel was not seen for a while (a hand over it, or merged with the hand's blob) the path is
 split: the centroid jumps across such a gap, which read as a burst of circling and dated a passing hand
 as the onset (twin 54005, 54008). Each piece is measured on its own (a piece shorter than the window is
@@ -101,7 +118,9 @@ class CameraTrack:
     ``t`` (s, increasing), centroid ``x``, ``y`` (full-resolution px) and blob ``area`` (px^2); ``release_t``
     and ``fall_t`` (the start of the final fall) bound the search; ``fps`` is the frame rate;
     ``body_length`` the lying dreidel's length at rest (px, tip to handle), None when the spin ended
-    without a rest.
+    without a rest. ``lead``: the frames seen while the judge made sure of the release, before ``t[0]``
+    (rows of t, x, y, area; None or empty: none kept), asked only to date a spin that wobbled at once
+    (see :func:`wobble_onset`).
     """
 
     t: np.ndarray
@@ -112,9 +131,12 @@ class CameraTrack:
     fall_t: float
     fps: float
     body_length: float | None = None
+    lead: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = self.t.shape
+        if self.lead is not None and (self.lead.ndim != 2 or self.lead.shape[1] != 4):
+            raise ValueError(f"CameraTrack.lead must have rows of (t, x, y, area), got shape {self.lead.shape}")
         if len(n) != 1:
             raise ValueError(f"CameraTrack.t must be one-dimensional, got shape {n}")
         for name in ("x", "y", "area"):
@@ -149,7 +171,10 @@ class WobbleSettings:
     lever is the measured length rather than the length typical for the upright width (:func:`lever`; 1:
     the length alone). ``period_span``: a piece of path shorter than this share of the phase fit's full
     span (``2 period_fit_s`` and a frame) has no period told and is read at ``reference_period_s``
-    (0: every fit of 6 frames or more is believed, as before the fourteenth session).
+    (0: every fit of 6 frames or more is believed, as before the fourteenth session). ``lead_in``: a spin
+    that wobbled at once is dated where the period-scaled level crosses on the path with the lead-in frames
+    in front (:attr:`CameraTrack.lead`), when it crosses there after their first frame (False: never, as
+    before the fourteenth session's H54).
     """
 
     skip_s: float = 0.1
@@ -171,6 +196,7 @@ class WobbleSettings:
     unseen_max_s: float = 0.5
     length_weight: float = 1.0
     period_span: float = 1.0
+    lead_in: bool = True
 
     def __post_init__(self) -> None:
         for name in ("window_s", "smooth_s", "level", "length_per_width", "hold_s", "gap_s",
@@ -350,6 +376,29 @@ def _fitted(t: np.ndarray, level: np.ndarray, half: int) -> np.ndarray:
     return out
 
 
+def _lead_crossing(track: CameraTrack, s: WobbleSettings, first: float) -> float | None:
+    """Where the period-scaled level crosses on the path with the lead-in frames in front, no later than
+    ``first``; None without lead-in frames, or when it is over the level from their first frame measured too."""
+    lead = track.lead
+    if lead is None or lead.shape[0] == 0:
+        return None
+    lead = lead[lead[:, 0] < track.t[0]]
+    if lead.shape[0] == 0:
+        return None
+    longer = CameraTrack(t=np.concatenate([lead[:, 0], track.t]), x=np.concatenate([lead[:, 1], track.x]),
+                         y=np.concatenate([lead[:, 2], track.y]), area=np.concatenate([lead[:, 3], track.area]),
+                         release_t=track.release_t, fall_t=track.fall_t, fps=track.fps,
+                         body_length=track.body_length)
+    t, raw, corrected = _levels(longer, s)
+    level = corrected if s.period_correction else raw
+    if int(np.isfinite(level).sum()) < MIN_FRAMES:
+        return None
+    crossing = _crossing(t, level, s, track.fps)
+    if crossing is None or crossing <= float(t[int(np.flatnonzero(np.isfinite(level))[0])]):
+        return None
+    return min(crossing, first)
+
+
 def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> float | None:
     """When the camera saw the wobble begin: where the circling rose through the level for good.
 
@@ -368,6 +417,11 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     error). Dated at the first frame, the tuning spins that wobbled at once were late by 0.14-0.18 s
     (median, both renderers); see ``bench/bench_camera_onset.py``. A longer unseen stretch than
     ``unseen_max_s`` (a hand hid the spin) says too little: that spin is dated at its first frame.
+
+    Unless the frames seen while the judge made sure of the release (:attr:`CameraTrack.lead`) tell more:
+    with them in front, the piece is long enough for the period to be measured, and where the period-scaled
+    level crosses after their first frame is the onset (never after the first frame of the series). See the
+    module's notes (H54).
     """
     s = settings if settings is not None else WobbleSettings()
     t, raw, corrected = _levels(track, s)
@@ -379,7 +433,10 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     if as_seen is not None and as_seen == first:
         start = track.release_t + s.skip_s
         unseen = first - start
-        return first - s.unseen_share * unseen if 0.0 < unseen <= s.unseen_max_s else first
+        if not 0.0 < unseen <= s.unseen_max_s:
+            return first
+        led = _lead_crossing(track, s, first) if s.lead_in else None
+        return led if led is not None else first - s.unseen_share * unseen
     if not s.period_correction:
         return as_seen
     return _crossing(t, corrected, s, fps)

@@ -287,6 +287,9 @@ class _Spin:
     release_t: float
     #: when and where (x, y) the dreidel was first seen on its own, before its release was confirmed
     first_seen: tuple[float, float, float] | None = None
+    #: the frames seen while its release was being made sure of (t, x, y, area; full-resolution px), before
+    #: ``t_obs``: they date a spin that wobbled at once (:attr:`controller.camera_wobble.CameraTrack.lead`)
+    lead_in: list[tuple[float, float, float, float]] = field(default_factory=list)
     t_obs: list[float] = field(default_factory=list)
     wobble: list[float] = field(default_factory=list)
     elong: list[float] = field(default_factory=list)
@@ -417,6 +420,7 @@ class SpinJudge:
         self._camera_ok = True
         self._fps_est = 60.0
         self._candidate_xy: tuple[float, float] | None = None
+        self._candidate_path: list[tuple[float, float, float, float]] = []  # the candidate's frames: t, x, y, area
         self._last_rest: tuple[float, float, float] | None = None  # x, y, length of the last judged rest
         # recent hand positions (full-res px), to tell when the releasing hand let go
         # every hand seen over the last 2.5 s: (t, ((x, y, box x, box y, box w, box h), ...)) in full-size px
@@ -567,7 +571,10 @@ class SpinJudge:
             self._candidate_frames = 0
             self._candidate_lying = 0
             self._candidate_upright = 0
+            self._candidate_path = []
         self._candidate_frames += 1
+        if obs.x is not None and obs.y is not None:
+            self._candidate_path.append((frame.t, obs.x, obs.y, obs.area))
         if obs.elongation < s.upright_max_elongation:
             self._candidate_upright += 1
         self._candidate_seen += 1
@@ -608,6 +615,7 @@ class SpinJudge:
                 return
             spin = self._start_spin(release_t, events)
             spin.first_seen = (seen_t, xy[0], xy[1])
+            spin.lead_in = self._candidate_path
             spin.confirmed = True
             spin.upright_frames = self._candidate_upright
             spin.after_rest = self._last_rest is not None
@@ -1017,6 +1025,7 @@ class SpinJudge:
             t=ts, x=np.asarray(spin.xs, dtype=np.float64), y=np.asarray(spin.ys, dtype=np.float64),
             area=np.asarray(spin.areas, dtype=np.float64), release_t=spin.release_t, fall_t=fall_t,
             fps=max(fps, 1.0), body_length=rest.length if rest is not None else None,
+            lead=np.asarray(spin.lead_in, dtype=np.float64).reshape(-1, 4),
         )
         ws = WobbleSettings(skip_s=s.onset_skip_s, window_s=s.circle_window_s, level=s.circle_level,
                             hold_s=s.circle_hold_s, gap_s=s.circle_gap_s)
