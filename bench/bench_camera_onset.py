@@ -26,8 +26,10 @@ stretch before its first frame, see :mod:`controller.camera_wobble`); the geomet
 the module measuring the circling against ``sqrt(length x length_per_width x width)``).
 
 The judge's series start once it has made sure of the release, some 0.35 s after it. A cache made by
-a judge that keeps the frames seen while it made sure (``_Spin.lead_in``) has them as ``lead``; they
-are put in front of the track (``--no-lead`` leaves them out, to compare). ``--lead-and-shape`` makes
+a judge that keeps the frames seen while it made sure (``_Spin.lead_in``, always since the fourteenth
+session) has them as ``lead``. ``--lead judge`` (the default) hands them over as the judge does since then
+(:attr:`CameraTrack.lead`, asked only to date a spin that wobbled at once), ``--lead front`` puts them in
+front of the track (the replays of sessions 6-13), ``--lead none`` leaves them out. ``--lead-and-shape`` makes
 today's judge keep them while it judges (its verdicts do not change), and the tracked blob's shape per
 frame (angle, length, width, elongation), which the judge does not keep:
 
@@ -276,12 +278,19 @@ class Case:
     release_call: dict[str, Any] | None = None
 
 
-def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list[Case]:
+#: how a replay is given the frames seen while the release was being confirmed (see the module docstring)
+LEAD_MODES = ("judge", "front", "none")
+
+
+def load_cases(recs: list[Path], contexts: Path, lead_mode: str = "judge") -> list[Case]:
     """Every scored spin of the cached recordings, paired with its truth (release within 0.5 s).
 
-    ``with_lead``: the frames seen while the release was being confirmed come first in the track (when
-    the cache has them); without, the track starts where the judge's spin did before it kept them.
+    ``lead_mode``: ``judge``, the frames seen while the release was being confirmed (when the cache has them)
+    go in as :attr:`CameraTrack.lead`, as the judge hands them over; ``front``, they come first in the track;
+    ``none``, left out (the track starts where the judge's spin did).
     """
+    if lead_mode not in LEAD_MODES:
+        raise ValueError(f"lead_mode must be one of {LEAD_MODES}, not {lead_mode!r}")
     cases: list[Case] = []
     for r in recs:
         ctx = json.loads(context_path(contexts, r).read_text())
@@ -297,13 +306,15 @@ def load_cases(recs: list[Path], contexts: Path, with_lead: bool = True) -> list
                 stable = tr["wobble_t"] - tr["release_t"]
             if abs(tr["release_t"] - s["release_t"]) > 0.5 or tr["kind"] in UNSCORED or stable is None:
                 continue
-            lead = np.asarray(s.get("lead") or np.empty((0, 4)), float).reshape(-1, 4) if with_lead else np.empty((0, 4))
+            kept = np.asarray(s.get("lead") or np.empty((0, 4)), float).reshape(-1, 4)
+            lead = kept if lead_mode == "front" else np.empty((0, 4))
             track = CameraTrack(
                 t=np.concatenate([lead[:, 0], np.asarray(s["t"], float)]),
                 x=np.concatenate([lead[:, 1], np.asarray(s["x"], float)]),
                 y=np.concatenate([lead[:, 2], np.asarray(s["y"], float)]),
                 area=np.concatenate([lead[:, 3], np.asarray(s["area"], float)]),
                 release_t=s["release_t"], fall_t=s["fall_t"], fps=_spin_fps(s), body_length=s["rest_length"],
+                lead=kept if lead_mode == "judge" else None,
             )
             call = next((q for q in ctx.get("release_calls", []) if abs(q["rel"] - s["release_t"]) < 0.005), None)
             cases.append(Case(sim, f"{r.parent.name}/{r.name}", tr["index"], tr["kind"], track, s["onset"],
@@ -766,7 +777,9 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--worst", type=int, default=0, help="list this many worst spins per estimator")
     ap.add_argument("--cached-only", action="store_true", help="score the recordings already cached, judge none")
-    ap.add_argument("--no-lead", action="store_true", help="leave out the frames seen while the release was made sure of")
+    ap.add_argument("--lead", choices=LEAD_MODES, default="judge",
+                    help="the frames seen while the release was made sure of: as the judge hands them over "
+                         "(default), in front of the track, or left out")
     ap.add_argument("--lead-and-shape", action="store_true",
                     help="when judging, also keep the lead-in frames and the blob's shape (see _record_lead_and_shape)")
     ap.add_argument("--measures", action="store_true", help="each tilt measure at the true onset, per simulator")
@@ -801,12 +814,12 @@ def main() -> None:
         recs = [r for r in recs if context_path(args.contexts, r).is_file()]
     else:
         collect_all(recs, args.contexts, args.jobs, args.lead_and_shape)
-    cases = load_cases(recs, args.contexts, with_lead=not args.no_lead)
-    # a faithful replay: the module as the judge calls it gives the onset the judge recorded (the judge
-    # does not use the lead-in frames, so this holds with --no-lead)
+    cases = load_cases(recs, args.contexts, lead_mode=args.lead)
+    # a faithful replay: the module as the judge calls it gives the onset the judge recorded (with
+    # --lead judge, on a cache made by a judge of the same code)
     same = sum(1 for c in cases if wobble_onset(c.track) == c.judged_onset)
     print(f"{len(cases)} spins; the module's replayed onset equals the judge's on {same}"
-          f"{'' if args.no_lead else ' (the lead-in frames are in the tracks: --no-lead to check)'}")
+          f"{'' if args.lead == 'judge' else f' (the lead-in frames: {args.lead}; --lead judge to check)'}")
     score("judge (recorded)", cases, lambda tk: next(c.judged_onset for c in cases if c.track is tk), args.worst)
     for name, est in candidates().items():
         score(name, cases, est, args.worst)

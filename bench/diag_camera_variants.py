@@ -1,22 +1,23 @@
 """Camera-only onset variants replayed on the judge's cached series, with the reason code each verdict would get.
 
-    .venv/bin/python bench/diag_camera_variants.py --contexts /tmp/h53/ctx [--no-lead] [--changes]
+    .venv/bin/python bench/diag_camera_variants.py --contexts /tmp/h53/ctx [--lead judge|front|none] [--changes]
 
 ``bench_camera_onset.py`` scores stable time and valid/invalid; this also counts the timing reason the
 verdict would carry (``wobbled_immediately`` below ``immediate_s``, ``short`` below 3 s, none above) against
 the truth's, per simulator, and with ``--changes`` lists every spin whose reason or valid call moves (or whose
 stable time moves by more than 0.05 s) from the first variant's. Variants are :class:`controller.camera_wobble.WobbleSettings` overrides (see
 :func:`variants`). The cache is ``bench_camera_onset.py --contexts DIR --lead-and-shape``'s (the judge's
-series, each with the frames seen while its release was made sure of; ``--no-lead`` replays what the judge
-sees); tuning recordings only.
+series, each with the frames seen while its release was made sure of; ``--lead judge``, the default, replays
+what the judge sees, see ``bench_camera_onset.load_cases``); tuning recordings only.
 
-Found with it (fourteenth session, H53, 289 spins of 71 tuning recordings, ``--no-lead``): reading a piece of
+Found with it (fourteenth session, H53, 289 spins of 71 tuning recordings, the lead-in left out as the judge
+then did, now ``--lead none``): reading a piece of
 path too short for the phase fit at the reference period (``period_span`` 1.0) moves 4 altsim spins and no
 twin spin; altsim stable-time error median/p95 0.076/0.615 -> 0.073/0.560 s, valid/invalid 56/57 both, the
 timing reason right on 53 -> 54 of 58 (980010 spin 1 wobbled immediately, no longer short).
 
-H54 (same session): with ``--no-lead`` the lead-in frames go in as ``CameraTrack.lead``, as the judge hands
-them over now; dating a spin that wobbled at once on them (``lead_in``) moves 11 such spins (all kept
+H54 (same session): with the lead-in frames handed over as ``CameraTrack.lead``, as the judge does now
+(``--lead judge``), dating a spin that wobbled at once on them (``lead_in``) moves 11 such spins (all kept
 wobbled immediately): twin median 0.089 -> 0.085 s, p95 0.281 both; altsim 0.073/0.560 both.
 """
 
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +32,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_camera_onset import Case, load_cases, stable_of, valid_of  # noqa: E402
+from bench.bench_camera_onset import LEAD_MODES, Case, load_cases, stable_of, valid_of  # noqa: E402
 from bench.tuning_sets import context_path, tuning_recordings  # noqa: E402
 from controller.camera_wobble import WobbleSettings, wobble_onset  # noqa: E402
 
@@ -56,19 +56,6 @@ def variants() -> dict[str, dict[str, Any]]:
         "no lead-in (H54 base)": {"lead_in": False},
         "module (lead-in)": {},
     }
-
-
-def with_lead_field(cases: list[Case], recs: list[Path], contexts: Path) -> list[Case]:
-    """The judge's series (``--no-lead``) with the lead-in frames handed over as :attr:`CameraTrack.lead`, as
-    the judge does since H54 (it asks them only to date a spin that wobbled at once)."""
-    longer = {(c.rec, c.spin): c for c in load_cases(recs, contexts, with_lead=True)}
-    out = []
-    for c in cases:
-        lc = longer[(c.rec, c.spin)]
-        n = lc.track.t.size - c.track.t.size
-        lead = np.column_stack([lc.track.t[:n], lc.track.x[:n], lc.track.y[:n], lc.track.area[:n]])
-        out.append(replace(c, track=replace(c.track, lead=lead)))
-    return out
 
 
 def run(cases: list[Case], kw: dict[str, Any]) -> list[tuple[Case, float | None, float, bool, str]]:
@@ -104,16 +91,14 @@ def summary(name: str, rows: list[tuple[Case, float | None, float, bool, str]]) 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--contexts", type=Path, default=Path("/tmp/h53/ctx"))
-    ap.add_argument("--no-lead", action="store_true",
-                    help="the judge's series; the frames seen while the release was made sure of go in as "
-                    "CameraTrack.lead (without: in front of the series)")
+    ap.add_argument("--lead", choices=LEAD_MODES, default="judge",
+                    help="the frames seen while the release was made sure of: as the judge hands them over "
+                         "(default), in front of the series, or left out")
     ap.add_argument("--changes", action="store_true", help="list the spins whose reason or valid call moves")
     args = ap.parse_args()
     recs = [r for r in tuning_recordings() if context_path(args.contexts, r).is_file()]
-    cases = load_cases(recs, args.contexts, with_lead=not args.no_lead)
-    if args.no_lead:
-        cases = with_lead_field(cases, recs, args.contexts)
-    print(f"{len(recs)} recordings, {len(cases)} scored spins ({'without' if args.no_lead else 'with'} the lead-in)")
+    cases = load_cases(recs, args.contexts, lead_mode=args.lead)
+    print(f"{len(recs)} recordings, {len(cases)} scored spins (the lead-in frames: {args.lead})")
     base = None
     for name, kw in variants().items():
         rows = run(cases, kw)
