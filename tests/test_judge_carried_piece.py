@@ -15,8 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scripted_judge import run_judge, verdicts_of
 
-from controller.judge import JudgeEvent, SpinJudge, SpinVerdict
+from controller.judge import SpinJudge
 from vision.tracker import Blob, TrackResult
 
 FPS = 60.0
@@ -102,13 +103,7 @@ def test_a_dreidel_taken_up_after_the_fingers_carried_off_is_dated_from_their_re
     judge = SpinJudge(None)
     judge.tracker = _ScriptedTracker()  # type: ignore[assignment]
     judge.background = _LearnedBackground()  # type: ignore[assignment]
-    small = np.zeros((240, 320, 3), np.uint8)
-    full = np.zeros((480, 640, 3), np.uint8)
-    events: list[JudgeEvent] = []
-    for k in range(int(END_T * FPS)):
-        events += judge.feed_small(k, k / FPS, small, lambda: full)
-    events += judge.finish()
-    verdicts = [e for e in events if isinstance(e, SpinVerdict)]
+    verdicts = verdicts_of(run_judge(judge, END_T, FPS, small_hw=(240, 320), full_hw=(480, 640)))
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.release_t is not None and abs(v.release_t - RELEASE_T) < 0.1

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scripted_judge import run_judge, verdicts_of
 
-from controller.judge import JudgeEvent, SpinJudge, SpinVerdict
+from controller.judge import SpinJudge, SpinVerdict
 from vision.background import TrayRegion
 from vision.tracker import Blob, TrackResult
 
@@ -121,13 +122,7 @@ def judge(scene: Scene, evidence_dir: Path | None = None) -> list[SpinVerdict]:
     j = SpinJudge(None, evidence_dir=evidence_dir)
     j.tracker = _ScriptedTracker(scene)  # type: ignore[assignment]
     j.background = _LearnedBackground()  # type: ignore[assignment]
-    small = np.zeros((H, W, 3), np.uint8)
-    full = np.zeros((2 * H, 2 * W, 3), np.uint8)
-    events: list[JudgeEvent] = []
-    for k in range(int(END_T * FPS)):
-        events += j.feed_small(k, k / FPS, small, lambda: full)
-    events += j.finish()
-    return [e for e in events if isinstance(e, SpinVerdict)]
+    return verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
 
 
 def test_a_dreidel_seen_again_lying_still_beyond_the_rim_where_it_slid_left_the_tray() -> None:

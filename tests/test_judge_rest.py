@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from scripted_judge import run_judge, verdicts_of
 
 from controller.judge import SpinJudge, SpinVerdict
 from vision.tracker import Blob, TrackResult
@@ -61,13 +62,7 @@ class ScriptedTracker:
 def judge_script(tracker: ScriptedTracker) -> list[SpinVerdict]:
     judge = SpinJudge(recognizer=None)
     judge.tracker = tracker  # type: ignore[assignment]
-    small = np.zeros((180, 320, 3), np.uint8)
-    full = np.zeros((720, 1280, 3), np.uint8)
-    verdicts: list[SpinVerdict] = []
-    for i in range(int(END_T * FPS)):
-        verdicts += [e for e in judge.feed_small(i, i / FPS, small, lambda: full) if isinstance(e, SpinVerdict)]
-    verdicts += [e for e in judge.finish() if isinstance(e, SpinVerdict)]
-    return verdicts
+    return verdicts_of(run_judge(judge, END_T, FPS))
 
 
 @pytest.mark.parametrize("seed", [3, 4])

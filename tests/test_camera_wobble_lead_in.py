@@ -19,10 +19,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from scripted_judge import run_judge, verdicts_of
 
 import controller.judge as judge_mod
 from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset
-from controller.judge import SpinJudge, SpinVerdict
+from controller.judge import SpinJudge
 from vision.tracker import Blob, TrackResult
 
 RELEASE = 1.0
@@ -143,12 +144,7 @@ def test_the_judge_gives_the_onset_the_frames_seen_while_it_made_sure_of_the_rel
     monkeypatch.setattr(judge_mod, "wobble_onset", spy)
     judge = SpinJudge(recognizer=None)
     judge.tracker = ScriptedTracker()  # type: ignore[assignment]
-    small = np.zeros((180, 320, 3), np.uint8)
-    full = np.zeros((720, 1280, 3), np.uint8)
-    verdicts: list[SpinVerdict] = []
-    for i in range(int(END_T * FPS)):
-        verdicts += [e for e in judge.feed_small(i, i / FPS, small, lambda: full) if isinstance(e, SpinVerdict)]
-    verdicts += [e for e in judge.finish() if isinstance(e, SpinVerdict)]
+    verdicts = verdicts_of(run_judge(judge, END_T, FPS))
     assert len(verdicts) == 1 and seen
     track = seen[-1]
     assert track.lead is not None
