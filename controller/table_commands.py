@@ -374,12 +374,12 @@ class TableCommands:
         if not cv2.imwrite(str(path), frame.image):
             raise CommandError(f"could not write {path}")
         self._note("enroll", {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}, actor)
-        self._judge_dirty = True
+        self._judge_retaught = True
         return f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
 
     def _cmd_calibrate(self, params: Mapping[str, Any], actor: str) -> str:
         """Set the tray circle (pixels) and/or seat bearings (degrees, 0 = top, clockwise)."""
-        tray = self.calibration.tray
+        tray = before = self.calibration.tray
         if any(params.get(k) not in (None, "") for k in ("tray_cx", "tray_cy", "tray_r")):
             cx, cy, r = (_float(params.get(k), k) for k in ("tray_cx", "tray_cy", "tray_r"))
             if r <= 0:
@@ -404,6 +404,9 @@ class TableCommands:
         path = self.data_dir / "calibration.json"
         path.write_text(json.dumps(self.calibration.to_json(), indent=1), encoding="utf-8")
         self._note("calibrate", self.calibration.to_json(), actor)
-        self._judge_dirty = True
+        if tray != before:
+            # a new tray outline needs a new judge (it learns the tray again: mark the tray with it empty);
+            # the seats' bearings are the table's, so marking only them keeps the judge that knows the tray
+            self._judge_dirty = True
         self._changed()
         return "calibration saved"

@@ -158,6 +158,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self._recent: deque[dict[str, Any]] = deque(maxlen=30)
         self._judge: JudgePort | None = None
         self._judge_dirty = True
+        #: the taught stills changed: the running judge gets a new letter reader (see ``_reteach_judge``)
+        self._judge_retaught = False
         self._judge_imu = False
         self._spin_phase = "ready"
         self._version = 0
@@ -485,6 +487,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self.imu.poll()
         if self._judge_dirty and self._spin_phase not in BUSY_PHASES:
             self._rebuild_judge()
+        elif self._judge_retaught and self._spin_phase not in BUSY_PHASES:
+            self._reteach_judge()
         events: list[Any] = []
         frame = self.camera.read()
         judge = self._judge
@@ -510,16 +514,41 @@ class TableSession(TableCommands, SimulatedPeople):
             self._publish()
         return frame is not None
 
-    def _rebuild_judge(self) -> None:
-        self._judge_dirty = False
-        if self._judge_builder is None or not self.camera.ok:
-            self._judge = None
-            return
+    def _judge_setup(self) -> JudgeSetup:
         enroll = self.enroll_dir if any(self.enroll_dir.glob("*.png")) else None
         source = self.camera.source
         size = tuple(source.size) if source is not None and getattr(source, "size", None) else None
-        setup = JudgeSetup(imu=self.imu.ok, enroll_dir=enroll, tray=self.calibration.tray,
-                           frame_size=size)  # type: ignore[arg-type]
+        return JudgeSetup(imu=self.imu.ok, enroll_dir=enroll, tray=self.calibration.tray,
+                          frame_size=size)  # type: ignore[arg-type]
+
+    def _reteach_judge(self) -> None:
+        """Give the running judge the letter reader of the taught stills as they are now.
+
+        Why not a new judge: a new judge learns the empty tray again from the pictures it sees first, and
+        a dreidel is taught lying in the tray. Learned into the "empty" tray, it hid the next spins: after
+        one taught still, a simulated table missed about one spin in five (H56). So the judge that knows
+        the tray keeps it; only its reader changes (built as a new judge would build it).
+        """
+        self._judge_retaught = False
+        judge = self._judge
+        if judge is None or self._judge_builder is None or not hasattr(judge, "recognizer"):
+            self._judge_dirty = True  # nothing to keep (or a judge without a reader): build one
+            return
+        try:
+            fresh = self._judge_builder(self._judge_setup())
+        except Exception as e:  # noqa: BLE001 - a reader that cannot be built leaves the old one reading
+            with self._lock:
+                self._record_fault("judge", f"the taught stills could not be used ({e}); reading as before", False)
+            return
+        judge.recognizer = getattr(fresh, "recognizer", judge.recognizer)
+
+    def _rebuild_judge(self) -> None:
+        self._judge_dirty = False
+        self._judge_retaught = False
+        if self._judge_builder is None or not self.camera.ok:
+            self._judge = None
+            return
+        setup = self._judge_setup()
         try:
             self._judge = self._judge_builder(setup)
             self._judge_imu = setup.imu

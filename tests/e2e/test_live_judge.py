@@ -44,3 +44,38 @@ def test_twin_and_judge_play_the_table(tmp_path: Path) -> None:
     rules = [parse_event(e.payload) for e in events if not e.is_note]
     expected = state_to_json(replay(rules, session.rules_config))
     assert {k: snap[k] for k in expected} == expected
+
+
+def test_teaching_the_running_table_keeps_its_judge_and_misses_no_spin(tmp_path: Path) -> None:
+    """A judge teaches the table with the dreidel lying in the tray. The judge that knows the empty tray keeps
+    it and gets the taught reader; a new judge would learn the lying dreidel into the "empty" tray, and the
+    next spins went unjudged (H56: 6 of 29 missed after one taught still; here, before the fix, 3 of the 10 spins
+    after it went unjudged)."""
+    config = parse_config(
+        '[table]\nplayers = ["Ann", "Ben", "Cy"]\nstack = 4\n'
+        "[camera]\nfps = 30\n[sim]\nseed = 5\npause_s = 1\njudge_delay_s = 2\nnew_table_after_s = 0\n")
+    config = replace(config, speech=replace(config.speech, enabled=False))
+    clock = FakeClock()
+    session = build_session(config, tmp_path, clock, 1.0)
+    try:
+        def play_until(spins: int, limit_s: float) -> None:
+            for _ in range(int(30 * limit_s)):
+                session.step()
+                if session.state is not None and session.state.spins >= spins:
+                    return
+
+        play_until(1, 75)
+        judge = session._judge  # noqa: SLF001
+        assert judge is not None and session.state is not None
+        taught_at = session.state.spins
+        assert session.command("enroll", {"letter": "nun"}, "judge:zoe") == "learned nun (1 still)"
+        play_until(taught_at + 10, 400)
+        events = session.log.events(session.table)
+        spins = session.state.spins
+    finally:
+        session.stop()
+    assert spins >= taught_at + 10
+    assert session._judge is judge  # noqa: SLF001 - the same judge, which knows the empty tray
+    assert getattr(judge.recognizer, "enrolled", 0) == 1  # reading with the taught still
+    missed = [e for e in events if e.name == "note:fault" and "gave no verdict" in str(e.payload.get("message"))]
+    assert not missed, missed
