@@ -173,6 +173,13 @@ class TrayRegion:
 _TRAY_LADDER = (4.0, 6.0, 8.0, 10.0, 13.0, 16.0, 20.0, 25.0, 30.0, 36.0, 43.0, 52.0, 62.0, 75.0)
 #: a felt region is tray-shaped when it fills at least this much of its convex hull (a round or square tray)
 _TRAY_SOLIDITY = 0.95
+#: growing the felt over its shaded edge, a step may add at most this share of the area (a wall or the table
+#: beyond the rim comes in as a whole ring: +20% and more on the twin's trays)
+_RIM_STEP_GROWTH = 0.10
+#: ... and only as far as this colour distance: shade darkens the felt (its lightness counts half) but hardly
+#: changes its colour, while a wall of another colour, blurred into the felt's edge, can creep in a little at a
+#: time from about 40 on
+_RIM_MAX_DIST = 36.0
 #: the smallest felt region (a share of the picture) taken for the tray
 _TRAY_MIN_SHARE = 0.15
 
@@ -238,12 +245,39 @@ def _tray_from_ladder(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, i
     return best
 
 
+def _grown_to_rim(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, int, int, int],
+                  felt: _FeltRegion) -> _FeltRegion:
+    """``felt`` grown over the felt's shaded edge, up to the rim.
+
+    Why: the rim's wall shades the felt next to it, and the first try's tight threshold (the centre's
+    spread) stops short of that darker ring, by some 8 px of a 640 px picture (twin 64008, 63006): a dreidel
+    lying against the wall was then "outside the tray". Growing the threshold step by step (lightness
+    counting half, as in :func:`_tray_from_ladder`) adds the shaded ring a little at a time; the wall or the
+    table beyond it comes in at once, as a whole ring. So each step is taken while the region grows by at
+    most :data:`_RIM_STEP_GROWTH`, stays tray-shaped and keeps off the picture's edge, up to :data:`_RIM_MAX_DIST`.
+    """
+    weighted = lab.copy()
+    weighted[..., 0] *= 0.5
+    ref_w = ref * np.array([0.5, 1.0, 1.0], np.float32)
+    dist = np.sqrt(((weighted - ref_w) ** 2).sum(axis=2))
+    for thr in _TRAY_LADDER:
+        if thr > _RIM_MAX_DIST:
+            break
+        grown = _felt_region((dist < thr).astype(np.uint8) * 255, centre_box)
+        if grown is None or grown.area <= felt.area:
+            continue
+        if grown.touches_edge or grown.solidity < _TRAY_SOLIDITY or grown.area > felt.area * (1 + _RIM_STEP_GROWTH):
+            break
+        felt = grown
+    return felt
+
+
 def find_tray(background_bgr: np.ndarray) -> TrayRegion:
     """Find the tray on a picture of the empty tray (lores BGR).
 
     The felt is matte and fairly uniform, so the tray is the connected region around the picture's centre
-    whose colour stays close to the centre's colour; its convex hull is the tray (a round or square outline).
-    When that region runs to the picture's edge (it leaked over the rim into a table of a near colour) or is
+    whose colour stays close to the centre's colour, grown over the felt's shaded edge up to the rim
+    (:func:`_grown_to_rim`); its convex hull is the tray (a round or square outline). When that region runs to the picture's edge (it leaked over the rim into a table of a near colour) or is
     too small, the felt is looked for again step by step (:func:`_tray_from_ladder`).
     If no plausible region is found the whole picture is used (``source="picture"``).
     """
@@ -260,6 +294,8 @@ def find_tray(background_bgr: np.ndarray) -> TrayRegion:
     felt = _felt_region((dist < thr).astype(np.uint8) * 255, centre_box)
     if felt is None or felt.touches_edge or felt.area < _TRAY_MIN_SHARE * w * h:
         felt = _tray_from_ladder(lab, ref, centre_box) or felt
+    else:
+        felt = _grown_to_rim(lab, ref, centre_box, felt)
     if felt is None or felt.area < _TRAY_MIN_SHARE * w * h:
         return TrayRegion.whole_picture((w, h))
     # pull the outline in a little so the rim's inner edge does not count as felt
