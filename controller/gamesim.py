@@ -892,14 +892,15 @@ def _parse_units(raw: str, text: str) -> float:
 
 
 def format_duration(seconds: float) -> str:
-    """``5400 -> "1h30m"``, ``45 -> "45s"``, ``150 -> "2m30s"`` (rounded to the second)."""
+    """``5400 -> "1h30m"``, ``45 -> "45s"``, ``150 -> "2m30s"``, ``3612 -> "1h0m12s"`` (rounded to the second;
+    the minutes are written between hours and seconds, so that "1h12s" is never misread as 1 h 12 min)."""
     s = round(seconds)
     h, rest = divmod(s, 3600)
     m, sec = divmod(rest, 60)
     parts = []
     if h:
         parts.append(f"{h}h")
-    if m:
+    if m or (h and sec):
         parts.append(f"{m}m")
     if sec or not parts:
         parts.append(f"{sec}s")

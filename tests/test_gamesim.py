@@ -298,6 +298,9 @@ def test_parse_duration_refuses_nonsense(text: str) -> None:
 
 def test_format_duration() -> None:
     assert [format_duration(s) for s in (5400, 45, 150, 0)] == ["1h30m", "45s", "2m30s", "0s"]
+    # H56 read "32h12s" as 32 h 12 min: the minutes are written when there are hours and seconds
+    assert [format_duration(s) for s in (115212, 3600, 3660)] == ["32h0m12s", "1h", "1h1m"]
+    assert parse_duration(format_duration(115212)) == 115212
 
 
 # -- sevivon simulate -------------------------------------------------------------------------------------
