@@ -14,15 +14,20 @@ from controller.config import parse_config
 from controller.rules.events import parse_event
 from controller.rules.table import replay, state_to_json
 from controller.run_cli import build_session
+from controller.table_session import TableSession
+
+
+def three_player_table(tmp_path: Path, seed: int) -> TableSession:
+    """A simulated three-player table (the twin at 30 fps, the real judge), quiet, on a FakeClock."""
+    config = parse_config(
+        '[table]\nplayers = ["Ann", "Ben", "Cy"]\nstack = 4\n'
+        f"[camera]\nfps = 30\n[sim]\nseed = {seed}\npause_s = 1\njudge_delay_s = 2\nnew_table_after_s = 0\n")
+    config = replace(config, speech=replace(config.speech, enabled=False))
+    return build_session(config, tmp_path, FakeClock(), 1.0)
 
 
 def test_twin_and_judge_play_the_table(tmp_path: Path) -> None:
-    config = parse_config(
-        '[table]\nplayers = ["Ann", "Ben", "Cy"]\nstack = 4\n'
-        "[camera]\nfps = 30\n[sim]\nseed = 3\npause_s = 1\njudge_delay_s = 2\nnew_table_after_s = 0\n")
-    config = replace(config, speech=replace(config.speech, enabled=False))
-    clock = FakeClock()
-    session = build_session(config, tmp_path, clock, 1.0)
+    session = three_player_table(tmp_path, seed=3)
     try:
         for _ in range(30 * 75):  # at most 75 simulated seconds
             session.step()
@@ -51,12 +56,7 @@ def test_teaching_the_running_table_keeps_its_judge_and_misses_no_spin(tmp_path:
     it and gets the taught reader; a new judge would learn the lying dreidel into the "empty" tray, and the
     next spins went unjudged (H56: 6 of 29 missed after one taught still; here, before the fix, 3 of the 10 spins
     after it went unjudged)."""
-    config = parse_config(
-        '[table]\nplayers = ["Ann", "Ben", "Cy"]\nstack = 4\n'
-        "[camera]\nfps = 30\n[sim]\nseed = 5\npause_s = 1\njudge_delay_s = 2\nnew_table_after_s = 0\n")
-    config = replace(config, speech=replace(config.speech, enabled=False))
-    clock = FakeClock()
-    session = build_session(config, tmp_path, clock, 1.0)
+    session = three_player_table(tmp_path, seed=5)
     try:
         def play_until(spins: int, limit_s: float) -> None:
             for _ in range(int(30 * limit_s)):
