@@ -23,6 +23,8 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from controller.table_ports import reason_text
+
 #: the colour (BGR) of a verdict that waits for a judge: amber, neither the green of valid nor the red of a re-spin
 _JUDGE_NEEDED = (0, 130, 230)
 
@@ -150,13 +152,48 @@ class Marks:
 
 
 def verdict_text(marks: Marks) -> str:
-    """The verdict as the evidence states it: VALID, RE-SPIN with its reasons, or JUDGE NEEDED with the
-    machine's suggestion (a judge-needed spin once showed a green "VALID" on its timeline: twin 60006 spin 2,
-    a dreidel that flew out of the tray and out of sight)."""
-    call = "VALID" if marks.valid else ("RE-SPIN: " + ", ".join(marks.reasons) if marks.reasons else "RE-SPIN")
+    """The verdict as the evidence states it: VALID, RE-SPIN with its reasons in words, or JUDGE NEEDED with
+    the machine's suggestion (a judge-needed spin once showed a green "VALID" on its timeline: twin 60006 spin
+    2, a dreidel that flew out of the tray and out of sight). The reasons are the display's words ("no release
+    seen", not the code ``no_release`` a judge had to decode)."""
+    call = "VALID" if marks.valid else ("RE-SPIN: " + reason_text(marks.reasons) if marks.reasons else "RE-SPIN")
     if marks.needs_judge:
         return "JUDGE NEEDED (machine: " + ("valid" if marks.valid else call.lower()) + ")"
     return call
+
+
+def _no_release(marks: Marks) -> bool:
+    """The dreidel was put down, not spun: its stable time (0.00 by convention) and a 3 s mark mean nothing."""
+    return "no_release" in marks.reasons
+
+
+def stable_text(marks: Marks) -> str:
+    """The stable time as the evidence writes it ("stable -" for a dreidel that was never spun)."""
+    if _no_release(marks):
+        return "stable -"
+    return f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
+
+
+#: the line drawn this long after the release: a valid spin must stay stable at least this long (RULES.md)
+THREE_S = 3.0
+
+
+def place_labels(spans: Sequence[tuple[int, int]], width: int, gap: int = 3, pad: int = 6) -> list[tuple[int, int]]:
+    """Where the moments' labels go on their rows: ``spans`` are (the line's x, the label's width in px);
+    the answer is (the label's start x, its row) for each, in the same order. A label sits beside its line
+    (:func:`label_x`) on the first row, and moves to the next row down where it would touch a label already
+    placed there (``pad`` px apart): labels of moments close in time are never written over each other."""
+    placed: list[tuple[int, int, int]] = []  # (start, end, row)
+    out: list[tuple[int, int]] = [(0, 0)] * len(spans)
+    for i in sorted(range(len(spans)), key=lambda k: spans[k][0]):
+        x, tw = spans[i]
+        lx = label_x(x, tw, width, gap)
+        row = 0
+        while any(r == row and lx < b + pad and lx + tw + pad > a for a, b, r in placed):
+            row += 1
+        placed.append((lx, lx + tw, row))
+        out[i] = (lx, row)
+    return out
 
 
 def draw_timeline(
@@ -167,27 +204,50 @@ def draw_timeline(
     marks: Marks,
     size: tuple[int, int] = (900, 320),
 ) -> np.ndarray:
-    """A plot of the wobble measure (top) and the IMU energy (bottom, log scale) with the moments marked."""
+    """A plot of the wobble measure (top) and the IMU energy (bottom, log scale) with the moments marked,
+    and a light dashed line at release + 3 s (the rule's stable time) when a release is known."""
     w, h = size
     img = np.full((h, w, 3), 255, np.uint8)
-    # the verdict has a header row of its own (y 18); the moments' labels sit under it (y top - 8)
+    # the verdict has a header row of its own (y 18); the moments' labels sit under it (y 38, and a row
+    # lower for each label that would touch another one)
     left, right, top, bottom = 60, 15, 46, 30
-    times = [a for a in (marks.release_t, marks.wobble_t, marks.rest_t) if a is not None]
+    three_s = marks.release_t + THREE_S if marks.release_t is not None and not _no_release(marks) else None
+    times = [a for a in (marks.release_t, marks.wobble_t, marks.rest_t, three_s) if a is not None]
     spans = [float(t_wobble.min()), float(t_wobble.max())] if t_wobble.size else []
     if t_imu is not None and t_imu.size:
         spans += [float(t_imu.min()), float(t_imu.max())]
     lo = min(spans + times) if spans or times else 0.0
     hi = max(spans + times) if spans or times else 1.0
+    if three_s is not None and hi < three_s + 0.2:
+        hi = three_s + 0.2  # the mark is not drawn on the plot's edge
     if hi - lo < 1e-6:
         hi = lo + 1.0
+
+    def xpix(t: float) -> int:
+        return int(left + (t - lo) / (hi - lo) * (w - left - right))
+
+    # the labels above the plot: a release and a rest at the same time (a dreidel put down, not spun) share
+    # one label, "release = rest 2.76s"; others close in time go on rows of their own
+    font, fs = cv2.FONT_HERSHEY_SIMPLEX, 0.42
+    moments: list[tuple[float, str, tuple[int, int, int], bool]] = []  # (t, label, colour, dashed)
+    same = (marks.release_t is not None and marks.rest_t is not None
+            and f"{marks.release_t:.2f}" == f"{marks.rest_t:.2f}")
+    if marks.release_t is not None:
+        name = "release = rest" if same else "release"
+        moments.append((marks.release_t, f"{name} {marks.release_t:.2f}s", (200, 0, 0), False))
+    if three_s is not None:
+        moments.append((three_s, "+3 s", (150, 150, 150), True))
+    if marks.rest_t is not None and not same:
+        moments.append((marks.rest_t, f"rest {marks.rest_t:.2f}s", (0, 0, 200), False))
+    widths = [cv2.getTextSize(m[1], font, fs, 1)[0][0] for m in moments]
+    places = place_labels([(xpix(m[0]), tw) for m, tw in zip(moments, widths, strict=True)], w)
+    rows = 1 + max((r for _, r in places), default=0)
+    top += 14 * (rows - 1)
     has_imu = t_imu is not None and imu_energy is not None and t_imu.size > 1
     panels = [("wobble", t_wobble, wobble, (40, 90, 200), False)]
     if has_imu and t_imu is not None and imu_energy is not None:
         panels.append(("IMU energy (log)", t_imu, imu_energy, (30, 140, 30), True))
     ph = (h - top - bottom) // len(panels)
-
-    def xpix(t: float) -> int:
-        return int(left + (t - lo) / (hi - lo) * (w - left - right))
 
     for k, (name, ts, vals, colour, logscale) in enumerate(panels):
         y0 = top + k * ph
@@ -202,23 +262,25 @@ def draw_timeline(
         ys = y0 + ph - 8 - (np.clip((v - vlo) / (vhi - vlo), 0, 1) * (ph - 24)).astype(np.int32)
         xs = np.array([xpix(float(t)) for t in ts], np.int32)
         cv2.polylines(img, [np.stack([xs, ys], 1).reshape(-1, 1, 2)], False, colour, 1, cv2.LINE_AA)
-    under: list[tuple[int, int]] = []  # the x spans of labels written under the plot, where no tick label may go
-    for t, name, colour in (
-        (marks.release_t, "release", (200, 0, 0)),
-        (marks.wobble_t, "wobble", (0, 140, 255)),
-        (marks.rest_t, "rest", (0, 0, 200)),
-    ):
-        if t is None:
-            continue
+    for (t, label, colour, dashed), (lx, row) in zip(moments, places, strict=True):
         x = xpix(t)
+        y_text = 38 + 14 * row
+        if dashed:
+            for y in range(y_text + 2, h - bottom + 4, 8):
+                cv2.line(img, (x, y), (x, min(y + 3, h - bottom + 4)), colour, 1)
+        else:
+            cv2.line(img, (x, y_text + 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
+        cv2.putText(img, label, (lx, y_text), font, fs, colour, 1, cv2.LINE_AA)
+    under: list[tuple[int, int]] = []  # the x spans of labels written under the plot, where no tick label may go
+    if marks.wobble_t is not None:
+        colour = (0, 140, 255)
+        x = xpix(marks.wobble_t)
         cv2.line(img, (x, top - 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
-        label = f"{name} {t:.2f}s"
-        tw = cv2.getTextSize(label, cv2.FONT_HERSHEY_SIMPLEX, 0.42, 1)[0][0]
+        label = f"wobble {marks.wobble_t:.2f}s"
+        tw = cv2.getTextSize(label, font, fs, 1)[0][0]
         lx = label_x(x, tw, w)
-        if name == "wobble":
-            under.append((lx, lx + tw))
-        cv2.putText(img, label, (lx, top - 8 if name != "wobble" else h - bottom + 18),
-                    cv2.FONT_HERSHEY_SIMPLEX, 0.42, colour, 1, cv2.LINE_AA)
+        under.append((lx, lx + tw))
+        cv2.putText(img, label, (lx, h - bottom + 18), font, fs, colour, 1, cv2.LINE_AA)
     # a time axis: one tick per second (its number left out where the wobble's label, which shares its row,
     # would be written over it)
     first = math.ceil(lo)
@@ -230,8 +292,7 @@ def draw_timeline(
         if any(x - 4 <= b + 2 and x - 4 + tw >= a - 2 for a, b in under):
             continue
         cv2.putText(img, text, (x - 4, h - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.35, (90, 90, 90), 1, cv2.LINE_AA)
-    stable = f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?"
-    header = f"{verdict_text(marks)}   {stable}"
+    header = f"{verdict_text(marks)}   {stable_text(marks)}"
     tw = cv2.getTextSize(header, cv2.FONT_HERSHEY_SIMPLEX, 0.5, 1)[0][0]
     colour = _JUDGE_NEEDED if marks.needs_judge else (0, 120, 0) if marks.valid else (0, 0, 200)
     cv2.putText(img, header, (max(4, w - right - tw), 18), cv2.FONT_HERSHEY_SIMPLEX, 0.5, colour, 1, cv2.LINE_AA)
@@ -256,7 +317,7 @@ def still_caption(marks: Marks) -> list[str]:
         f"release {marks.release_t:.2f}s" if marks.release_t is not None else "release ?",
         f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
         f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
-        f"stable {marks.stable_s:.2f}s" if marks.stable_s is not None else "stable ?",
+        stable_text(marks),
         verdict_text(marks),
     ]
 
@@ -294,7 +355,12 @@ def draw_still(
         p0 = (int(round(tip[0])), int(round(tip[1])))
         p1 = (int(round(handle[0])), int(round(handle[1])))
         cv2.arrowedLine(img, p1, p0, (0, 0, 255), 2, cv2.LINE_AA, tipLength=0.2)
-        cv2.putText(img, "tip", (p0[0] + 4, p0[1]), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (0, 0, 255), 1, cv2.LINE_AA)
+        # the word on a dark box: red on a red dreidel read as nothing (H56, spins 1 and 4)
+        (tw, th), base = cv2.getTextSize("tip", cv2.FONT_HERSHEY_SIMPLEX, 0.45, 1)
+        x0, y0 = min(max(p0[0] + 4, 0), w - tw - 4), min(max(p0[1], th + 3), h - base - 2)
+        box = img[y0 - th - 3 : y0 + base + 1, x0 - 2 : x0 + tw + 3]
+        box[:] = (box * 0.25).astype(np.uint8)
+        cv2.putText(img, "tip", (x0, y0), cv2.FONT_HERSHEY_SIMPLEX, 0.45, (110, 110, 255), 1, cv2.LINE_AA)
     elif center is not None and length is not None and angle_deg is not None:
         a = math.radians(angle_deg)
         dx, dy = 0.5 * length * math.cos(a), 0.5 * length * math.sin(a)

@@ -1,6 +1,6 @@
 """The words on the evidence still: what a judge reads first when the table asks for help."""
 
-from controller.evidence import Marks, still_caption, verdict_text
+from controller.evidence import Marks, stable_text, still_caption, verdict_text
 
 
 def marks(letter: str | None, conf: float | None, valid: bool = True, reasons: tuple[str, ...] = ()) -> Marks:
@@ -23,7 +23,7 @@ def test_an_unreadable_letter_asks_a_judge_and_shows_no_number() -> None:
 def test_a_re_spin_names_its_reasons_and_unknown_times_show_as_such() -> None:
     m = Marks(release_t=None, wobble_t=None, rest_t=None, stable_s=None, letter=None, letter_confidence=None,
               valid=False, reasons=("short", "interference"))
-    assert still_caption(m)[1:] == ["release ?", "wobble -", "rest ?", "stable ?", "RE-SPIN: short, interference"]
+    assert still_caption(m)[1:] == ["release ?", "wobble -", "rest ?", "stable ?", "RE-SPIN: too short, touched during the spin"]
 
 
 def test_a_spin_sent_to_a_judge_says_so_and_gives_the_machine_call_only_as_a_suggestion() -> None:
@@ -34,7 +34,17 @@ def test_a_spin_sent_to_a_judge_says_so_and_gives_the_machine_call_only_as_a_sug
     assert still_caption(lost)[-1] == "JUDGE NEEDED (machine: valid)"
     short = Marks(release_t=1.0, wobble_t=2.0, rest_t=3.0, stable_s=1.0, letter=None, letter_confidence=None,
                   valid=False, reasons=("short",), needs_judge=True)
-    assert verdict_text(short) == "JUDGE NEEDED (machine: re-spin: short)"
+    assert verdict_text(short) == "JUDGE NEEDED (machine: re-spin: too short)"
     assert verdict_text(Marks(release_t=None, wobble_t=None, rest_t=None, stable_s=None, letter=None,
                               letter_confidence=None, valid=False, reasons=(), needs_judge=True)) == (
         "JUDGE NEEDED (machine: re-spin)")
+
+
+def test_a_dreidel_put_down_not_spun_says_so_in_words_with_no_stable_time() -> None:
+    # H56: the timeline's title read "RE-SPIN: no_release   stable 0.00s", a code and a stable time of a
+    # dreidel that never spun
+    put_down = Marks(release_t=705.05, wobble_t=None, rest_t=705.05, stable_s=0.0, letter=None,
+                     letter_confidence=None, valid=False, reasons=("no_release",))
+    assert verdict_text(put_down) == "RE-SPIN: no release seen"
+    assert stable_text(put_down) == "stable -"
+    assert still_caption(put_down)[-2:] == ["stable -", "RE-SPIN: no release seen"]

@@ -3,10 +3,11 @@
 from dataclasses import replace
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.evidence import Marks, draw_timeline, label_x
+from controller.evidence import Marks, draw_timeline, label_x, place_labels
 
 
 def timeline(rest_t: float, reasons: tuple[str, ...]) -> np.ndarray:
@@ -79,3 +80,70 @@ def test_a_second_s_number_is_not_written_over_the_wobble_label() -> None:
     strip = img[h - 12 :, cols.min() : cols.max() + 1].astype(int)
     grey = (np.ptp(strip, axis=2) < 12) & (strip < 200).all(axis=2)
     assert not grey.any(), "an axis number written over the wobble label"
+
+
+@given(spans=st.lists(st.tuples(st.integers(0, 900), st.integers(1, 160)), max_size=4))
+def test_labels_on_the_same_row_never_touch(spans: list[tuple[int, int]]) -> None:
+    places = place_labels(spans, 900)
+    assert len(places) == len(spans)
+    boxes = [(lx, lx + tw, row) for (lx, row), (_, tw) in zip(places, spans, strict=True)]
+    for i, (a0, a1, ra) in enumerate(boxes):
+        assert a0 == label_x(spans[i][0], spans[i][1], 900), "each label stays beside its line"
+        for b0, b1, rb in boxes[i + 1 :]:
+            assert ra != rb or a1 + 6 <= b0 or b1 + 6 <= a0
+
+
+def ink_box(mask: np.ndarray) -> tuple[int, int, int, int] | None:
+    ys, xs = np.nonzero(mask)
+    return None if not ys.size else (int(ys.min()), int(ys.max()), int(xs.min()), int(xs.max()))
+
+
+@pytest.mark.parametrize("rest_t", [705.05, 705.07])
+def test_release_and_rest_close_in_time_are_not_written_over_each_other(rest_t: float) -> None:
+    # H56, table-1-0030: a dreidel put down, not spun; release 705.05 and rest at the same moment printed
+    # their labels on top of each other ("rele/rest 705.05/7s")
+    t = np.linspace(704.5, 706.2, 100)
+    marks = Marks(release_t=705.05, wobble_t=None, rest_t=rest_t, stable_s=0.0, letter=None,
+                  letter_confidence=None, valid=False, reasons=("no_release",))
+    img = draw_timeline(t, np.zeros_like(t), t, np.exp(np.cos(7 * t)), marks).astype(int)
+    b, g, r = img[..., 0], img[..., 1], img[..., 2]
+    band = np.zeros(b.shape, bool)
+    band[26:80, 200:] = True  # above the plot, right of the panels' names; the header is above row 24
+    # the moments' lines are vertical: only text has ink in several columns of one row
+    blue = band & (b > g + 60) & (b > r + 60)
+    red = band & (r > g + 60) & (r > b + 60)
+    for mask in (blue, red):
+        cols = mask.sum(axis=0)
+        mask[:, cols > 20] = False  # the lines
+    rb, rr = ink_box(blue), ink_box(red)
+    assert rb is not None, "the release's label is written"
+    if rr is not None:  # two labels: they share no pixel box
+        assert rb[1] < rr[0] or rr[1] < rb[0] or rb[3] < rr[2] or rr[3] < rb[2], (rb, rr)
+
+
+def grey_columns(img: np.ndarray, y0: int, y1: int) -> np.ndarray:
+    part = img[y0:y1].astype(int)
+    grey = (np.ptp(part, axis=2) < 12) & (part.min(axis=2) > 125) & (part.max(axis=2) < 175)
+    return np.flatnonzero(grey.sum(axis=0) >= 12)
+
+
+def test_a_light_dashed_line_marks_release_plus_3_s() -> None:
+    # H56: a spin of 2.81 s left the judge to do the sum; the line shows whether the wobble came before 3 s
+    t = np.linspace(69.9, 74.85, 200)
+    marks = Marks(release_t=70.39, wobble_t=73.12, rest_t=74.35, stable_s=2.73, letter=None, letter_confidence=None,
+                  valid=False, reasons=("short",))
+    img = draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), marks)
+    x = int(60 + (73.39 - 69.9) / (74.85 - 69.9) * (900 - 60 - 15))
+    assert list(grey_columns(img, 60, 280)) == [x]
+    # a dreidel put down, not spun, has no such line
+    put_down = Marks(release_t=70.39, wobble_t=None, rest_t=70.39, stable_s=0.0, letter=None,
+                     letter_confidence=None, valid=False, reasons=("no_release",))
+    assert not grey_columns(draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), put_down), 60, 280).size
+
+
+def test_the_3_s_line_of_a_very_short_spin_is_inside_the_plot() -> None:
+    t = np.linspace(9.5, 11.5, 80)
+    marks = Marks(release_t=10.0, wobble_t=10.4, rest_t=11.0, stable_s=0.4, letter=None, letter_confidence=None,
+                  valid=False, reasons=("short",))
+    cols = grey_columns(draw_timeline(t, np.sin(t), t, np.exp(np.cos(t)), marks), 60, 280)
+    assert cols.size == 1 and 60 < cols[0] < 900 - 15
