@@ -65,6 +65,14 @@ def _letter(value: object) -> Letter:
         raise CommandError(str(e)) from None
 
 
+def _still_number(name: str, letter: str) -> int | None:
+    """n of a taught still named ``<letter>_<n>.png`` (None for any other name)."""
+    head, _, rest = name.partition("_")
+    if head != letter or not rest.endswith(".png") or not rest[:-4].isdigit():
+        return None
+    return int(rest[:-4])
+
+
 class TableCommands:
     """The commands of a :class:`~controller.table_session.TableSession` (a part of it, not used alone)."""
 
@@ -361,7 +369,12 @@ class TableCommands:
         return "retrying the devices"
 
     def _cmd_enroll(self, params: Mapping[str, Any], actor: str) -> str:
-        """Teach the recognizer: save the live picture as a labelled still of this dreidel."""
+        """Teach the recognizer: save the live picture as a labelled still of this dreidel.
+
+        The still is read first by the machine's generic reader (what ``sevivon classify`` says of it). When
+        that reads another letter clearly, or finds no dreidel or no letter, the still is kept (the judge
+        may know better) but the reply says so plainly, and names the file to remove (``unenroll``).
+        """
         letter = _letter(params.get("letter"))
         frame = self.camera.last_frame
         if frame is None or not self.camera.ok:
@@ -369,13 +382,95 @@ class TableCommands:
         import cv2
 
         self.enroll_dir.mkdir(parents=True, exist_ok=True)
-        n = len(list(self.enroll_dir.glob(f"{letter.value}_*.png"))) + 1
-        path = self.enroll_dir / f"{letter.value}_{n}.png"
+        taken = [_still_number(p.name, letter.value) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
+        n = len(taken) + 1
+        number = max([k for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
+        path = self.enroll_dir / f"{letter.value}_{number}.png"
         if not cv2.imwrite(str(path), frame.image):
             raise CommandError(f"could not write {path}")
-        self._note("enroll", {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}, actor)
+        doubt = self._taught_still_doubt(letter, frame.image)
+        payload: dict[str, Any] = {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}
+        if doubt is not None:
+            payload["machine_reads"] = doubt[0]
+            if doubt[1] is not None:
+                payload["machine_confidence"] = round(doubt[1], 3)
+        self._note("enroll", payload, actor)
         self._judge_retaught = True
-        return f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
+        reply = f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
+        if doubt is not None:
+            seen = f"the machine {doubt[0]}" if doubt[1] is None else \
+                f"the machine reads this picture as {doubt[0]} ({doubt[1]:.2f})"
+            reply += f"; note: {seen}: check the letter, or remove it ({path.name})"
+        return reply
+
+    def _taught_still_doubt(self, letter: Letter, image: Any) -> tuple[str, float | None] | None:
+        """What the generic reader says of a still taught as ``letter`` when it disagrees clearly: (another
+        letter's name, its confidence), or (what the machine finds instead: no dreidel, no letter; None).
+        None when it agrees, is merely unsure, or there is no reader to ask (a judge without one)."""
+        reader = self._generic_reader()
+        if reader is None:
+            return None
+        try:
+            reading = reader.read(image)
+        except Exception:  # noqa: BLE001 - a check that trips must not lose the taught still
+            return None
+        got = getattr(reading, "letter", None)
+        if got is not None:
+            return None if got is letter else (got.value, float(reading.confidence))
+        if getattr(reading, "pose", None) is None or reading.reason == "no dreidel found":
+            return ("finds no dreidel in this picture", None)
+        if reading.reason == "the face shows no letter":
+            return ("sees no letter on this picture's dreidel", None)
+        return None
+
+    def _generic_reader(self) -> Any:
+        """The generic letter reader (``LetterRecognizer.default()``, without the taught stills), loaded once;
+        None when the running judge reads no letters (no judge, or one without a reader).
+
+        Its own copy, not the running judge's: the judge reads on the table's thread, and an OpenCV network
+        is not to be used from two threads at once."""
+        reader = getattr(self, "_enroll_reader", None)
+        if reader is not None or getattr(self._judge, "recognizer", None) is None:
+            return reader
+        try:
+            from vision.recognizer import LetterRecognizer
+
+            reader = LetterRecognizer.default()
+        except Exception:  # noqa: BLE001 - without the model files nothing is checked
+            return None
+        self._enroll_reader = reader
+        return reader
+
+    def _cmd_unenroll(self, params: Mapping[str, Any], actor: str) -> str:
+        """Remove a taught still (``<letter>_<n>.png`` in the data folder's enroll/); the judge is taught again."""
+        name = _clean_text(params.get("file"), "file", 60)
+        stem = name[:-4] if name.lower().endswith(".png") else name
+        letter_part = stem.rsplit("_", 1)[0]
+        try:
+            letter = Letter.parse(letter_part)
+        except ValueError:
+            letter = None
+        if letter is None or _still_number(f"{stem}.png", letter.value) is None:
+            raise CommandError(f"{name!r} is not a taught still (they are named <letter>_<n>.png)")
+        path = self.enroll_dir / f"{stem}.png"
+        if not path.is_file():
+            kept = ", ".join(sorted(p.name for p in self.enroll_dir.glob("*.png"))) if self.enroll_dir.is_dir() else ""
+            raise CommandError(f"no taught still {path.name} (taught: {kept or 'none'})")
+        path.unlink()
+        left = len(list(self.enroll_dir.glob(f"{letter.value}_*.png")))
+        self._note("unenroll", {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}, actor)
+        self._judge_retaught = True
+        return f"removed {path.name} ({left} {letter.value} still{'' if left == 1 else 's'} left)"
+
+    def taught_stills(self) -> list[dict[str, str]]:
+        """The taught stills in the data folder's enroll/ (file and letter), for the console."""
+        if not self.enroll_dir.is_dir():
+            return []
+        out = []
+        for p in sorted(self.enroll_dir.glob("*.png")):
+            letter = p.stem.rsplit("_", 1)[0]
+            out.append({"file": p.name, "letter": letter})
+        return out
 
     def _cmd_calibrate(self, params: Mapping[str, Any], actor: str) -> str:
         """Set the tray circle (pixels) and/or seat bearings (degrees, 0 = top, clockwise)."""

@@ -89,7 +89,7 @@ def console() -> Any:
     return render_template(
         "judge.html", s=t.snapshot(), spins=t.spins()[:20], log=t.log_entries(60), faults=t.faults()[-30:],
         fairness=[f.to_json() for f in t.fairness()], calibration=t.calibration.to_json(),
-        has_launcher=t.launcher is not None)
+        has_launcher=t.launcher is not None, taught=t.taught_stills())
 
 
 @judge.get("/judge/spin/<spin_id>")
@@ -124,3 +124,15 @@ def camera_jpg() -> Any:
     if data is None:
         return jsonify(error="no camera picture"), 404
     return Response(data, mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@judge.get("/judge/enroll/<name>")
+def taught_still(name: str) -> Any:
+    """A taught still of the data folder's enroll/ (judges only), to check its letter before removing it."""
+    if (r := _require()) is not None:
+        return r
+    t = table()
+    if name not in {s["file"] for s in t.taught_stills()}:
+        return jsonify(error="no such taught still"), 404
+    data = (t.enroll_dir / name).read_bytes()
+    return Response(data, mimetype="image/png", headers={"Cache-Control": "no-store"})

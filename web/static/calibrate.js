@@ -23,19 +23,57 @@
     c.setAttribute("cx", t.cx); c.setAttribute("cy", t.cy); c.setAttribute("r", Math.max(t.r, 3));
     c.setAttribute("class", "tray");
     svg.appendChild(c);
+    const placed = [];
     document.querySelectorAll("input[data-seat]").forEach((inp) => {
       const deg = parseFloat(inp.value);
       if (isNaN(deg)) return;
       const a = (deg - 90) * Math.PI / 180, len = Math.max(t.r, 40) * 1.1;
-      const x = t.cx + len * Math.cos(a), y = t.cy + len * Math.sin(a);
+      const cos = Math.cos(a), sin = Math.sin(a);
+      const x = t.cx + len * cos, y = t.cy + len * sin;
       const l = document.createElementNS(NS, "line");
       l.setAttribute("x1", t.cx); l.setAttribute("y1", t.cy); l.setAttribute("x2", x); l.setAttribute("y2", y);
       l.setAttribute("class", "ray");
       svg.appendChild(l);
+      // the name sits beyond the ray's end, on its outer side, and always inside the picture: a label
+      // centred on the end was cut off at the top edge (Ann at 0 deg) and ran into its neighbours
       const tx = document.createElementNS(NS, "text");
-      tx.setAttribute("x", x); tx.setAttribute("y", y); tx.textContent = inp.dataset.seat;
+      tx.setAttribute("text-anchor", cos > 0.35 ? "start" : cos < -0.35 ? "end" : "middle");
+      tx.setAttribute("dominant-baseline", sin > 0.35 ? "hanging" : sin < -0.35 ? "auto" : "middle");
+      tx.setAttribute("x", x + 4 * cos); tx.setAttribute("y", y + 4 * sin);
+      tx.textContent = inp.dataset.seat;
       svg.appendChild(tx);
+      place(tx, sin, placed);
     });
+  }
+
+  // Move a label into the picture, then away from the labels already placed (up or down, whichever
+  // way its ray points), and into the picture again.
+  function place(tx, sin, placed) {
+    const pad = 2;
+    const shift = (dx, dy) => {
+      tx.setAttribute("x", parseFloat(tx.getAttribute("x")) + dx);
+      tx.setAttribute("y", parseFloat(tx.getAttribute("y")) + dy);
+    };
+    const inside = () => {
+      const b = tx.getBBox();
+      shift(Math.max(pad - b.x, 0) + Math.min(W - pad - (b.x + b.width), 0),
+            Math.max(pad - b.y, 0) + Math.min(H - pad - (b.y + b.height), 0));
+    };
+    inside();
+    for (let tries = 0; tries < 8; tries++) {
+      const b = tx.getBBox();
+      const hit = placed.find((o) => b.x < o.x + o.width + pad && o.x < b.x + b.width + pad &&
+                                     b.y < o.y + o.height + pad && o.y < b.y + b.height + pad);
+      if (!hit) break;
+      const down = sin >= 0;
+      shift(0, down ? hit.y + hit.height + pad - b.y : hit.y - pad - (b.y + b.height));
+      const after = tx.getBBox();
+      if (after.y < 0 || after.y + after.height > H) {  // no room that way: the other way
+        shift(0, down ? hit.y - pad - (after.y + after.height) : hit.y + hit.height + pad - after.y);
+      }
+    }
+    inside();
+    placed.push(tx.getBBox());
   }
 
   box.addEventListener("click", (ev) => {
