@@ -64,6 +64,8 @@ def describe_event(p: Mapping[str, Any]) -> str:
             return f"dreidel in use: {p.get('dreidel')}"
         case "note:enroll":
             return f"recognizer taught: {p.get('letter')} ({p.get('file')})"
+        case "note:unenroll":
+            return f"taught still removed: {p.get('letter')} ({p.get('file')})"
         case "note:calibrate":
             return "tray and seat directions calibrated"
         case "note:respin":

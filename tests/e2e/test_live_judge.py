@@ -68,7 +68,8 @@ def test_teaching_the_running_table_keeps_its_judge_and_misses_no_spin(tmp_path:
         judge = session._judge  # noqa: SLF001
         assert judge is not None and session.state is not None
         taught_at = session.state.spins
-        assert session.command("enroll", {"letter": "nun"}, "judge:zoe") == "learned nun (1 still)"
+        # the picture shows some other letter up: the still is kept, with a note to check it
+        assert session.command("enroll", {"letter": "nun"}, "judge:zoe").startswith("learned nun (1 still)")
         play_until(taught_at + 10, 400)
         events = session.log.events(session.table)
         spins = session.state.spins

@@ -82,6 +82,8 @@ def test_every_event_reads_as_words() -> None:
         "machine: Ann — hey, stable 4.1 s, valid": {"event": "note:verdict", "player": "Ann", "needs_judge": False,
                                                    "verdict": {"letter": "hey", "stable_s": 4.1, "valid": True}},
         "FAULT camera: cable pulled": {"event": "note:fault", "device": "camera", "message": "cable pulled"},
+        "recognizer taught: nun (nun_2.png)": {"event": "note:enroll", "letter": "nun", "file": "nun_2.png"},
+        "taught still removed: nun (nun_2.png)": {"event": "note:unenroll", "letter": "nun", "file": "nun_2.png"},
     }
     for text, payload in cases.items():
         assert describe_event(payload) == text
