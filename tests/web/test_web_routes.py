@@ -154,6 +154,21 @@ def test_forms_flash_and_redirect(app: Flask, table: TableSession) -> None:
     assert r.headers["Location"].endswith("/judge")
 
 
+def test_a_reply_with_a_note_is_flashed_as_a_warning(app: Flask, table: TableSession,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A taught still the machine reads as another letter is kept, but the judge must check it: amber, not green."""
+    c = app.test_client()
+    token = judge_token(c)
+    reply = "learned gimel (1 still); note: the machine reads this picture as pe (0.98): check the letter, or remove it"
+    monkeypatch.setattr(table, "command", lambda action, params, actor: reply)
+    c.post("/api/actions/enroll", data={"csrf_token": token, "letter": "gimel"})
+    page = c.get("/judge").get_data(as_text=True)
+    assert '<p class="flash flash-warn" role="status">learned gimel (1 still); note: the machine reads' in page
+    monkeypatch.setattr(table, "command", lambda action, params, actor: "learned gimel (2 stills)")
+    c.post("/api/actions/enroll", data={"csrf_token": token, "letter": "gimel"})
+    assert '<p class="flash flash-ok" role="status">learned gimel (2 stills)' in c.get("/judge").get_data(as_text=True)
+
+
 def test_judge_pages(app: Flask, table: TableSession) -> None:
     c = app.test_client()
     judge_token(c)
