@@ -173,6 +173,8 @@ def test_judge_pages(app: Flask, table: TableSession) -> None:
     c = app.test_client()
     judge_token(c)
     page = c.get("/judge").get_data(as_text=True)
+    # the header counts the spins that moved the game (H56 read "spins 4" beside 11 listed spins as a bug)
+    assert f'valid spins</span> <b id="j-spins">{table.snapshot()["spins"]}</b>' in page
     for needle in ("Judge console", "Dreidel fairness", "Who did what", "Teach the recognizer", "Players", "Devices",
                    "Ann spun gimel", "judge login ok from"):
         assert needle in page, needle

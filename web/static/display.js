@@ -129,7 +129,7 @@
     b.textContent = s.banner || "";
     $("ante").textContent = s.ante;
     $("pot").textContent = s.pot;
-    $("spins").textContent = s.spins + (s.spins === 1 ? " spin" : " spins");
+    $("spins").textContent = s.spins + (s.spins === 1 ? " valid spin" : " valid spins");  // a re-spin does not count
     const ph = $("phase");
     ph.className = "phase phase-" + s.phase;
     ph.textContent = s.phase.replace("_", " ");
