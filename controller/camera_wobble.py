@@ -66,7 +66,7 @@ against 0.55 at ``reference_period_s``), and the piece from the confirmed releas
 the period. The judge now keeps the frames seen while it made sure of the release (12-14 on the twin, ~25 on
 altsim) and hands them over as :attr:`CameraTrack.lead`: the period-scaled level on the longer piece, where
 it crosses after their first frame, dates the onset (``lead_in``). Replayed on the 289 tuning spins
-(``bench/diag_camera_variants.py --no-lead``) it moves 11 spins judged wobbled immediately and keeps them so
+(``bench/diag_camera_variants.py``, ``--lead judge``) it moves 11 spins judged wobbled immediately and keeps them so
 (altsim 940000 spin 1 is truly short, 0.221 -> 0.301 s; the rest wobbled at once): the twin's
 median stable-time error 0.089 -> 0.085 s (those spins' 0.109 -> 0.077), p95 0.281 both; altsim 0.073/0.560
 both. 63005 spin 7 0.236 -> 0.372 s (true 0.424); 63002 spin 1 stays (over the level on its lead-in's first

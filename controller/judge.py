@@ -419,8 +419,8 @@ class SpinJudge:
         self._last_empty_full_t = -1e9
         self._camera_ok = True
         self._fps_est = 60.0
-        self._candidate_xy: tuple[float, float] | None = None
-        self._candidate_path: list[tuple[float, float, float, float]] = []  # the candidate's frames: t, x, y, area
+        # the candidate's frames (t, x, y, area): where it was first seen is the first one's x, y
+        self._candidate_path: list[tuple[float, float, float, float]] = []
         self._last_rest: tuple[float, float, float] | None = None  # x, y, length of the last judged rest
         # recent hand positions (full-res px), to tell when the releasing hand let go
         # every hand seen over the last 2.5 s: (t, ((x, y, box x, box y, box w, box h), ...)) in full-size px
@@ -565,7 +565,6 @@ class SpinJudge:
             return
         # a dreidel on its own in view: a release (if it keeps being seen and is not just lying there)
         if self._candidate_t is None:
-            self._candidate_xy = None
             self._candidate_t = frame.t
             self._candidate_seen = 0
             self._candidate_frames = 0
@@ -581,13 +580,11 @@ class SpinJudge:
         lying_still = obs.elongation >= s.lying_min_elongation and obs.still_s > 0.0
         if lying_still:
             self._candidate_lying += 1
-        if self._candidate_xy is None and obs.x is not None and obs.y is not None:
-            self._candidate_xy = (obs.x, obs.y)
         if frame.t - self._candidate_t >= s.confirm_s:
             seen_t = self._candidate_t
             self._candidate_t = None
-            xy = self._candidate_xy or (obs.x or 0.0, obs.y or 0.0)
-            self._candidate_xy = None
+            path = self._candidate_path
+            xy = (path[0][1], path[0][2]) if path else (obs.x or 0.0, obs.y or 0.0)
             release_t = self._release_from_hand(seen_t, xy)
             last = self._last_rest
             if (

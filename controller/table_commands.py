@@ -65,12 +65,15 @@ def _letter(value: object) -> Letter:
         raise CommandError(str(e)) from None
 
 
-def _still_number(name: str, letter: str) -> int | None:
-    """n of a taught still named ``<letter>_<n>.png`` (None for any other name)."""
+def _taught_still(name: str) -> tuple[Letter, int] | None:
+    """The letter and n of a taught still named ``<letter>_<n>.png`` (None for any other name)."""
     head, _, rest = name.partition("_")
-    if head != letter or not rest.endswith(".png") or not rest[:-4].isdigit():
+    if not rest.endswith(".png") or not rest[:-4].isdigit():
         return None
-    return int(rest[:-4])
+    try:
+        return Letter.parse(head), int(rest[:-4])
+    except ValueError:
+        return None
 
 
 class TableCommands:
@@ -382,9 +385,9 @@ class TableCommands:
         import cv2
 
         self.enroll_dir.mkdir(parents=True, exist_ok=True)
-        taken = [_still_number(p.name, letter.value) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
+        taken = [_taught_still(p.name) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
         n = len(taken) + 1
-        number = max([k for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
+        number = max([k[1] for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
         path = self.enroll_dir / f"{letter.value}_{number}.png"
         if not cv2.imwrite(str(path), frame.image):
             raise CommandError(f"could not write {path}")
@@ -429,7 +432,7 @@ class TableCommands:
 
         Its own copy, not the running judge's: the judge reads on the table's thread, and an OpenCV network
         is not to be used from two threads at once."""
-        reader = getattr(self, "_enroll_reader", None)
+        reader = self._enroll_reader
         if reader is not None or getattr(self._judge, "recognizer", None) is None:
             return reader
         try:
@@ -445,13 +448,10 @@ class TableCommands:
         """Remove a taught still (``<letter>_<n>.png`` in the data folder's enroll/); the judge is taught again."""
         name = _clean_text(params.get("file"), "file", 60)
         stem = name[:-4] if name.lower().endswith(".png") else name
-        letter_part = stem.rsplit("_", 1)[0]
-        try:
-            letter = Letter.parse(letter_part)
-        except ValueError:
-            letter = None
-        if letter is None or _still_number(f"{stem}.png", letter.value) is None:
+        still = _taught_still(f"{stem}.png")
+        if still is None:
             raise CommandError(f"{name!r} is not a taught still (they are named <letter>_<n>.png)")
+        letter = still[0]
         path = self.enroll_dir / f"{stem}.png"
         if not path.is_file():
             kept = ", ".join(sorted(p.name for p in self.enroll_dir.glob("*.png"))) if self.enroll_dir.is_dir() else ""
@@ -468,8 +468,8 @@ class TableCommands:
             return []
         out = []
         for p in sorted(self.enroll_dir.glob("*.png")):
-            letter = p.stem.rsplit("_", 1)[0]
-            out.append({"file": p.name, "letter": letter})
+            still = _taught_still(p.name)
+            out.append({"file": p.name, "letter": still[0].value if still else p.stem.rsplit("_", 1)[0]})
         return out
 
     def _cmd_calibrate(self, params: Mapping[str, Any], actor: str) -> str:

@@ -160,6 +160,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self._judge_dirty = True
         #: the taught stills changed: the running judge gets a new letter reader (see ``_reteach_judge``)
         self._judge_retaught = False
+        #: the generic letter reader that checks a taught still (loaded at the first one: ``_generic_reader``)
+        self._enroll_reader: Any = None
         self._judge_imu = False
         self._spin_phase = "ready"
         self._version = 0
