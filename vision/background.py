@@ -217,6 +217,13 @@ def _felt_region(near: np.ndarray, centre_box: tuple[int, int, int, int]) -> _Fe
     return _FeltRegion(region, area, area / max(float(cv2.contourArea(hull)), 1.0), touches, hull)
 
 
+def _half_lightness_distance(lab: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Each pixel's CIE Lab distance from the felt's colour ``ref``, lightness counting half (light falls off
+    across the felt and shade darkens it; its colour hardly changes)."""
+    weights = np.array([0.5, 1.0, 1.0], np.float32)
+    return np.sqrt((((lab - ref) * weights) ** 2).sum(axis=2))
+
+
 def _tray_from_ladder(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, int, int, int]) -> _FeltRegion | None:
     """The felt by the largest colour distance (of :data:`_TRAY_LADDER`) whose region is still tray-shaped and
     has not reached the picture's edge, or None.
@@ -228,10 +235,7 @@ def _tray_from_ladder(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, i
     step before the spill is the felt. Lightness counts half: the light falls off across the felt, its
     colour does not.
     """
-    weighted = lab.copy()
-    weighted[..., 0] *= 0.5
-    ref_w = ref * np.array([0.5, 1.0, 1.0], np.float32)
-    dist = np.sqrt(((weighted - ref_w) ** 2).sum(axis=2))
+    dist = _half_lightness_distance(lab, ref)
     h, w = dist.shape
     best: _FeltRegion | None = None
     for thr in _TRAY_LADDER:
@@ -256,10 +260,7 @@ def _grown_to_rim(lab: np.ndarray, ref: np.ndarray, centre_box: tuple[int, int, 
     table beyond it comes in at once, as a whole ring. So each step is taken while the region grows by at
     most :data:`_RIM_STEP_GROWTH`, stays tray-shaped and keeps off the picture's edge, up to :data:`_RIM_MAX_DIST`.
     """
-    weighted = lab.copy()
-    weighted[..., 0] *= 0.5
-    ref_w = ref * np.array([0.5, 1.0, 1.0], np.float32)
-    dist = np.sqrt(((weighted - ref_w) ** 2).sum(axis=2))
+    dist = _half_lightness_distance(lab, ref)
     for thr in _TRAY_LADDER:
         if thr > _RIM_MAX_DIST:
             break
