@@ -38,7 +38,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
-from vision.recognizer import LETTERS, LetterModel, LetterRecognizer, face_side_px  # noqa: E402
+from vision.recognizer import (  # noqa: E402
+    DEFAULT_PAIR_MODEL,
+    LETTERS,
+    LetterModel,
+    LetterRecognizer,
+    face_side_px,
+    load_pair_look,
+)
 from vision.tip import angular_distance, tip_bearing_deg  # noqa: E402
 
 TEACH = 3
@@ -59,6 +66,16 @@ HELDOUT_ALTSIM_SEED0 = 1_030_000
 HELDOUT_ALTSIM_FLOOR = 1_020_000
 #: still seeds held out for the closing table (twin 8.9M-8.99M, synth 99.98M and up): --*-seed0 may not reach them
 HELDOUT_STILL_RANGES = ((8_900_000, 9_000_000), (99_980_000, 10**12))
+
+
+def model_reader(path: Path) -> LetterRecognizer:
+    """A recognizer on the letter network ``path`` with the Nun/Gimel second look fitted to it: ``<stem>.pair.onnx``
+    beside it when there is one, else the committed second look (fitted to the committed network)."""
+    pair_path = path.with_name(f"{path.stem}.pair.onnx")
+    pair, note = load_pair_look(pair_path if pair_path.is_file() else DEFAULT_PAIR_MODEL)
+    if pair is None:
+        raise SystemExit(note)
+    return LetterRecognizer(LetterModel.load(path), pair=pair)
 
 
 def tuning_seed0(seed0: int, dreidels: int, spread: int) -> int:
@@ -212,7 +229,8 @@ def main() -> None:
     ap.add_argument("--dreidels", type=int, default=20)
     ap.add_argument("--queries", type=int, default=2, help="query stills per dreidel and letter")
     ap.add_argument("--model", nargs="+", default=["committed"],
-                    help="letter models (.onnx with its .json; 'committed': vision/models) read the same stills")
+                    help="letter models (.onnx with its .json, and the second look fitted to it as <stem>.pair.onnx "
+                         "when there is one; 'committed': vision/models) read the same stills")
     ap.add_argument("--heldout", action="store_true", help="the held-out seeds instead of the tuning seeds")
     ap.add_argument("--twin-seed0", type=int, default=None, help=f"first twin seed (tuning; default {TWIN_SEED0})")
     ap.add_argument("--synth-seed0", type=int, default=None, help=f"first synth seed (tuning; default {SYNTH_SEED0})")
@@ -231,8 +249,7 @@ def main() -> None:
             raise SystemExit(f"altsim seeds >= {HELDOUT_ALTSIM_FLOOR} are held out: pick a tuning range")
         alt0 = args.altsim_seed0
     cv2.setNumThreads(1)
-    models = [(m, LetterRecognizer.default() if m == "committed" else LetterRecognizer(LetterModel.load(Path(m))))
-              for m in args.model]
+    models = [(m, LetterRecognizer.default() if m == "committed" else model_reader(Path(m))) for m in args.model]
     for name, wanted, make in (("twin renderer (unseen by the model)", ("twin", "both", "all"),
                                 lambda: twin_stills(args.dreidels, args.queries, twin0)),
                                ("own renderer, held-out font families", ("synth", "both", "all"),

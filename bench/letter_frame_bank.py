@@ -32,7 +32,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.judge_letters import FrameReading, LetterVote  # noqa: E402
 from controller.rules.letters import Letter  # noqa: E402
 from vision.pose import RestPose  # noqa: E402
-from vision.recognizer import LetterModel, LetterRecognizer, face_side_px  # noqa: E402
+from vision.recognizer import (  # noqa: E402
+    DEFAULT_PAIR_MODEL,
+    LetterModel,
+    LetterRecognizer,
+    face_side_px,
+    load_pair_look,
+)
 
 #: half the side of the cut kept around the dreidel (px): the face, its nudged outlines and their margins
 HALF = 80
@@ -119,9 +125,16 @@ def bank(recs: list[Path], out: Path) -> None:
         print(f"{rec.name}: {len(spins)} valid spins, {sum(len(s['frames']) for s in spins)} frames", flush=True)
 
 
-def read(bank_dir: Path, model: Path | None, enroll: bool, verbose: bool) -> None:
+def read(bank_dir: Path, model: Path | None, enroll: bool, verbose: bool, pair_path: Path | None = None) -> None:
     cv2.setNumThreads(1)
-    generic = LetterRecognizer.default() if model is None else LetterRecognizer(LetterModel.load(model))
+    generic = LetterRecognizer.default()
+    if model is not None or pair_path is not None:
+        if pair_path is None and model is not None and model.with_name(f"{model.stem}.pair.onnx").is_file():
+            pair_path = model.with_name(f"{model.stem}.pair.onnx")
+        pair, note = load_pair_look(pair_path or DEFAULT_PAIR_MODEL)
+        if pair is None:
+            sys.exit(note)
+        generic = LetterRecognizer(LetterModel.load(model) if model is not None else generic.model, pair=pair)
     tally = {"right": 0, "unreadable": 0, "WRONG": 0}
     for path in sorted(bank_dir.glob("*.pkl")):
         data = pickle.loads(path.read_bytes())
@@ -170,12 +183,15 @@ def main() -> None:
     r.add_argument("--bank", type=Path, required=True)
     r.add_argument("--model", type=Path, default=None)
     r.add_argument("--no-enroll", action="store_true")
+    r.add_argument("--pair", type=Path, default=None,
+                   help="the Nun/Gimel second look (.onnx with its .json) fitted to --model (default: <stem>.pair.onnx "
+                        "beside it, else the committed one)")
     r.add_argument("--verbose", action="store_true")
     args = ap.parse_args()
     if args.cmd == "bank":
         bank(args.rec, args.out)
     else:
-        read(args.bank, args.model, not args.no_enroll, args.verbose)
+        read(args.bank, args.model, not args.no_enroll, args.verbose, args.pair)
 
 
 if __name__ == "__main__":

@@ -59,6 +59,7 @@ from vision.features import CHANNELS, PATCH, face_input  # noqa: E402
 from vision.letter_synth import (  # noqa: E402
     HELD_OUT_FAMILIES,
     DreidelStyle,
+    extra_training_fonts,
     font_family,
     hebrew_fonts,
     render_still,
@@ -242,6 +243,8 @@ def synth_job(job: tuple[int, int, list[str], int, int, bool, str, str, bool]) -
         if styles == "finishes":
             make = DreidelStyle.random_finished if rng.random() < 0.5 else DreidelStyle.random_varied
             return make(rng, fonts)
+        if styles == "worn":
+            return DreidelStyle.random_worn(rng, fonts)
         return (DreidelStyle.random_varied if styles == "varied" else DreidelStyle.random)(rng, fonts)
 
     style = new_style(rng, fonts)
@@ -343,7 +346,7 @@ def generate(args: argparse.Namespace, train_fonts: list[str], held: list[str], 
     chunk = 40
     synth, twin_n = (args.synth, args.twin) if training else (0, 0)
     # small and confusable faces: the twin's stills in training fonts, stored as the table's MJPG stores a frame
-    twin_fonts = train_fonts if args.sizes in ("small", "confusable") else None
+    twin_fonts = train_fonts if args.sizes in ("small", "confusable") or args.twin_train_fonts else None
     jobs_s = [(args.seed * 100_000 + k, min(chunk, synth - k * chunk), train_fonts, 0, args.jitters, True, args.styles,
                args.sizes, args.hedge)
               for k in range((synth + chunk - 1) // chunk)]
@@ -393,10 +396,25 @@ SMALL_FACE_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.G
 SmallRow = tuple[float, int, int, float, float]  # (face side px, true letter, best letter, confidence, steadiness)
 
 
-def calibration_still(kind: str, seed: int, letter: Letter, fonts: list[str]) -> tuple[np.ndarray, Letter]:
+#: ``--styles worn``: the share of letter_synth calibration dreidels (face sizes, taught faces) with rubbed-off
+#: paint, and how much (as ``DreidelStyle.random_worn`` and the digital twin draw it)
+WORN_SHARE = 0.3
+WORN_RANGE = (0.2, 0.6)
+
+
+def maybe_worn(style: DreidelStyle, seed: int) -> DreidelStyle:
+    """``style`` with rubbed-off paint on ``WORN_SHARE`` of seeds, drawn from a generator of its own so that every
+    other draw of the calibration still is what it is without wear."""
+    rng = np.random.default_rng([seed, 0x3EA5])
+    return replace(style, wear=float(rng.uniform(*WORN_RANGE))) if rng.random() < WORN_SHARE else style
+
+
+def calibration_still(kind: str, seed: int, letter: Letter, fonts: list[str], worn: bool = False
+                      ) -> tuple[np.ndarray, Letter]:
     """The held-out-font still of calibration seed ``seed`` showing ``letter`` (``kind`` as in
     :func:`small_face_job`), and the letter it shows: a twin dreidel has a Shin or a Pe, not both. The
-    Nun/Gimel second look's build (build_nun_gimel_model.py) is calibrated on exactly these pictures."""
+    Nun/Gimel second look's build (build_nun_gimel_model.py) is calibrated on exactly these pictures. ``worn``:
+    letter_synth's dreidels have rubbed-off paint as often as the twin's (``maybe_worn``)."""
     from dataclasses import replace as dc_replace
 
     from hardware.sim.dreidel import resolve_style
@@ -412,13 +430,15 @@ def calibration_still(kind: str, seed: int, letter: Letter, fonts: list[str]) ->
         return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else image), letter
     style_of = DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random
     synth_style = style_of(rng, fonts)
+    if worn:
+        synth_style = maybe_worn(synth_style, seed)
     along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
     lo, hi = LARGE_FACE_PX if kind == "large" else (12.0, SMALL_FACE_EDGES[-2])
     image = render_still(synth_style, letter, rng, size=(640, 480), length_px=float(rng.uniform(lo, hi) * along)).image
     return image, letter
 
 
-def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
+def small_face_job(job: tuple[str, int, int, list[str], str, bool]) -> list[SmallRow]:
     """``count`` stills of held-out-font dreidels whose up face is 12-34 px (``kind`` "large": 34-64 px), read by
     the model at ``model`` exactly as at run time (pose -> cut -> network, and the steadiness check): one row per
     readable face in the size range.
@@ -428,12 +448,13 @@ def small_face_job(job: tuple[str, int, int, list[str], str]) -> list[SmallRow]:
     sized so that the face is 12-34 px, with its blur, noise and JPEG; "large": the same at 34-64 px."""
     from vision.recognizer import LetterRecognizer
 
-    kind, seed0, count, fonts, model = job
+    kind, seed0, count, fonts, model, worn = job
     cv2.setNumThreads(1)
     reader = LetterRecognizer(LetterModel.load(Path(model)))
     out: list[SmallRow] = []
     for i in range(count):
-        image, letter = calibration_still(kind, seed0 + i, SMALL_FACE_LETTERS[i % len(SMALL_FACE_LETTERS)], fonts)
+        image, letter = calibration_still(kind, seed0 + i, SMALL_FACE_LETTERS[i % len(SMALL_FACE_LETTERS)], fonts,
+                                          worn)
         pose = find_resting_dreidel(image)
         if pose is None:
             continue
@@ -449,11 +470,12 @@ def small_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> l
     """The face-size calibration rows (``args.small_faces`` stills, half twin, half letter_synth, and
     ``args.large_faces`` letter_synth stills with large faces)."""
     chunk = 20
-    jobs: list[tuple[str, int, int, list[str], str]] = []
+    jobs: list[tuple[str, int, int, list[str], str, bool]] = []
     for kind, seed0, n in (("twin", SMALL_TWIN_SEED0, args.small_faces // 2),
                            ("synth", SMALL_SYNTH_SEED0, args.small_faces // 2),
                            ("large", LARGE_SYNTH_SEED0, args.large_faces)):
-        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model)) for k in range(0, n, chunk)]
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model), args.styles == "worn")
+                 for k in range(0, n, chunk)]
     # spawned, not forked: the main process has run cv2.dnn by now, and a forked worker can hang on the
     # threads OpenCV started (it did: bench_imu_robustness, 9628278)
     with get_context("spawn").Pool(args.workers) as pool:
@@ -541,7 +563,7 @@ TAUGHT_MIN_READS = 20
 TaughtRow = tuple[float, int, int, float, float, float]  # (side px, true letter, best, confidence, steadiness, margin)
 
 
-def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow]:
+def taught_face_job(job: tuple[str, int, int, list[str], str, bool]) -> list[TaughtRow]:
     """``count`` held-out-font dreidels, each taught 3 stills of every letter it has (as a recording's enroll/)
     and asked 3 stills each of Nun and Gimel and one Hey, read as at run time by the taught recognizer (pose ->
     cut -> network, steadiness) with the taught-face margin of every Nun/Gimel read: one row per readable query.
@@ -556,7 +578,7 @@ def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow
     from hardware.sim.render import Scene
     from vision.recognizer import LetterRecognizer
 
-    kind, seed0, count, fonts, model = job
+    kind, seed0, count, fonts, model, worn = job
     cv2.setNumThreads(1)
     generic = LetterRecognizer(LetterModel.load(Path(model)))
     asked = (Letter.NUN, Letter.GIMEL) * TAUGHT_QUERIES + (Letter.HEY,)
@@ -579,6 +601,8 @@ def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow
                 return image
         else:
             synth_style = (DreidelStyle.random_varied if rng.random() < 0.5 else DreidelStyle.random)(rng, [font])
+            if worn:
+                synth_style = maybe_worn(synth_style, seed)
             along = synth_style.body_len + synth_style.tip_len + synth_style.handle_len
             length = float(rng.uniform(*SMALL_FACE_PX) * along)
             letters = LETTERS
@@ -604,10 +628,11 @@ def taught_face_job(job: tuple[str, int, int, list[str], str]) -> list[TaughtRow
 def taught_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> list[TaughtRow]:
     """The taught-face fit's rows (``args.taught_faces`` dreidels, half twin, half letter_synth)."""
     chunk = 5
-    jobs: list[tuple[str, int, int, list[str], str]] = []
+    jobs: list[tuple[str, int, int, list[str], str, bool]] = []
     for kind, seed0 in (("twin", TAUGHT_TWIN_SEED0), ("synth", TAUGHT_SYNTH_SEED0)):
         n = args.taught_faces // 2
-        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model)) for k in range(0, n, chunk)]
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(model), args.styles == "worn")
+                 for k in range(0, n, chunk)]
     with get_context("spawn").Pool(args.workers) as pool:  # spawned: see small_face_rows
         parts = pool.map(taught_face_job, jobs, chunksize=1)
     return [r for part in parts for r in part]
@@ -1050,9 +1075,16 @@ def main() -> None:
     ap.add_argument("--max-threshold", type=float, default=0.95, help="cap on the unreadable threshold")
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered samples in this folder")
     ap.add_argument("--out", type=Path, default=DEFAULT_MODEL)
-    ap.add_argument("--styles", choices=["plain", "varied", "finishes"], default="varied",
+    ap.add_argument("--styles", choices=["plain", "varied", "finishes", "worn"], default="varied",
                     help="letter_synth dreidels: plain (DreidelStyle.random), also engraved, grained, bolder (varied), "
-                         "or half of them also metal, faint, outlined, brushed, in harder scenes (finishes)")
+                         "or half of them also metal, faint, outlined, brushed, in harder scenes (finishes), or varied "
+                         "and three in ten with rubbed-off paint (worn; the calibration stills too)")
+    ap.add_argument("--extra-fonts", action="store_true",
+                    help="also train on the print-like decorative fonts of culmus-fancy and fonts-ldco "
+                         "(letter_synth.extra_training_fonts; scripts/install-system-deps.sh installs them)")
+    ap.add_argument("--twin-train-fonts", action="store_true",
+                    help="letter the twin's training stills in the training fonts (without it, in the twin's own, "
+                         "which include held-out families)")
     ap.add_argument("--sizes", choices=["any", "small", "confusable"], default="any",
                     help="any: letter_synth's dreidels 40-150 px long in small pictures; small: mostly 12-34 px faces in "
                          "640x480 pictures, and twin stills in training fonts stored as MJPG stores a frame; confusable: "
@@ -1100,6 +1132,12 @@ def main() -> None:
     train_fonts = [f for f in fonts if f not in held]
     if not held:  # an unusual font set: hold out every fifth font instead
         held, train_fonts = fonts[::5], [f for i, f in enumerate(fonts) if i % 5]
+    if args.extra_fonts:
+        extra = list(extra_training_fonts())
+        if not extra:
+            sys.exit("--extra-fonts: none of culmus-fancy's or fonts-ldco's fonts is installed: "
+                     "run scripts/install-system-deps.sh")
+        train_fonts += extra
     print(f"{len(train_fonts)} training fonts, {len(held)} held-out fonts", flush=True)
 
     t0 = time.time()
@@ -1122,6 +1160,8 @@ def main() -> None:
     key = f"{args.styles}_s{args.seed}_n{args.synth}_t{args.twin}_j{args.jitters}_v{args.val_styles}"
     key += "" if args.sizes == "any" else f"_{args.sizes}"
     key += "_hedge" if args.hedge else ""
+    key += "_xf" if args.extra_fonts else ""
+    key += "_ttf" if args.twin_train_fonts else ""
     cache = None if args.cache is None else args.cache / f"letters_{key}.npz"
     if cache is not None and cache.is_file():
         with np.load(cache) as z:
@@ -1154,7 +1194,8 @@ def main() -> None:
     calibration, report = calibrate(model, val, args.max_threshold)
     meta: dict[str, object] = {
         "built_by": "scripts/build_letter_model.py", "seed": args.seed, "synth_stills": args.synth,
-        "twin_stills": args.twin, "styles": args.styles, "sizes": args.sizes, "pair_weight": args.pair_weight, "hedge": args.hedge, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
+        "twin_stills": args.twin, "styles": args.styles, "sizes": args.sizes, "pair_weight": args.pair_weight, "hedge": args.hedge, "extra_fonts": args.extra_fonts,
+        "twin_train_fonts": args.twin_train_fonts, "epochs": args.epochs, "init": None if args.init is None else args.init.name, "training_faces": len(train_s),
         "train_fonts": [Path(f).name for f in train_fonts], "held_out_fonts": [Path(f).name for f in held],
         "letters": [letter.value for letter in Letter], **report,
     }

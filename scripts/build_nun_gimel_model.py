@@ -18,12 +18,13 @@ size where no threshold is safe is left to the letter network's rules (refused, 
 2. Train (PyTorch, CPU, a few minutes) and export to ONNX; check cv2.dnn agrees.
 3. Calibrate on held-out-font dreidels (``HELD_OUT_FAMILIES``; the build script's small-face seeds: twin
    6,700,000+, letter_synth 5,000,000+ and 5,400,000+, never a benchmark's or the session's held-out seeds),
-   read by the committed letter network exactly as ``LetterRecognizer.read`` reads (pose, cut, network,
+   read by the committed letter network (or ``--letter-model``) exactly as ``LetterRecognizer.read`` reads (pose, cut, network,
    steadiness) plus the second look.
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_nun_gimel_model.py --cache /tmp/h47/cache     (every step)
-       .venv/bin/python scripts/build_nun_gimel_model.py --recalibrate --calib-rows R.npy (refit the json only)
+       .venv/bin/python scripts/build_nun_gimel_model.py --recalibrate --cache DIR (refit the json only, e.g. after
+           a new letters.onnx: the calibration stills are read again by it)
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ from vision.features import CHANNELS, face_input  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
+    DEFAULT_MODEL,
     DEFAULT_PAIR_MODEL,
     LETTERS,
     MIN_CONTRAST,
@@ -252,16 +254,16 @@ CALIB_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL,
 Row = tuple[float, int, int, float, float, float]
 
 
-def calib_job(job: tuple[str, int, int, list[str]]) -> tuple[list[Row], list[np.ndarray]]:
+def calib_job(job: tuple[str, int, int, list[str], str]) -> tuple[list[Row], list[np.ndarray]]:
     """Held-out-font stills drawn exactly as ``build_letter_model.small_face_job`` draws them (same seeds), read
-    by the committed letter network as ``read`` reads: a row per face, and for every Nun/Gimel read at the
+    by the letter network (``--letter-model``, the committed one by default) as ``read`` reads: a row per face, and for every Nun/Gimel read at the
     letter's own threshold, steadily, the second look's inputs of its seven cuts (the face's and the nudged
     ones; zeros otherwise), so that any second look is scored on them afterwards (``agreements``)."""
     from vision.recognizer import nudged_quads
 
-    kind, seed0, count, fonts = job
+    kind, seed0, count, fonts, letter_model = job
     cv2.setNumThreads(1)
-    reader = LetterRecognizer(LetterModel.load(Path(LetterRecognizer.default().model.path)))
+    reader = LetterRecognizer(LetterModel.load(Path(letter_model)))
     floor = max(reader.letter_thresholds[LETTERS.index(x)] for x in PAIR)
     out: list[Row] = []
     inputs: list[np.ndarray] = []
@@ -287,17 +289,18 @@ def calib_job(job: tuple[str, int, int, list[str]]) -> tuple[list[Row], list[np.
 def calib_rows(args: argparse.Namespace, held: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """The calibration rows and their second-look inputs (cached in ``--cache``: they do not depend on the
     second look)."""
-    cache = args.cache / "calib.npz" if args.cache else None
+    # the rows depend on the letter network that reads the stills (not on the second look)
+    cache = args.cache / f"calib_{args.letter_model.stem}.npz" if args.cache else None
     if cache is not None and cache.is_file():
         d = np.load(cache)
         return d["rows"], d["faces"]
     t1 = time.time()
     chunk = 20
-    jobs: list[tuple[str, int, int, list[str]]] = []
+    jobs: list[tuple[str, int, int, list[str], str]] = []
     for kind, seed0, n in (("twin", SMALL_TWIN_SEED0, args.small_faces // 2),
                            ("synth", SMALL_SYNTH_SEED0, args.small_faces // 2),
                            ("large", LARGE_SYNTH_SEED0, args.large_faces)):
-        jobs += [(kind, seed0 + k, min(chunk, n - k), held) for k in range(0, n, chunk)]
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(args.letter_model)) for k in range(0, n, chunk)]
     with get_context("spawn").Pool(args.workers) as pool:
         parts = pool.map(calib_job, jobs, chunksize=1)
     rows = np.array([r for p in parts for r in p[0]], np.float64).reshape(-1, 6)
@@ -381,6 +384,8 @@ def main() -> None:
     ap.add_argument("--small-faces", type=int, default=1000, help="held-out-font calibration stills, 12-34 px faces")
     ap.add_argument("--large-faces", type=int, default=1500, help="... and 34-64 px faces")
     ap.add_argument("--recalibrate", action="store_true", help="only refit the json of the network in --out")
+    ap.add_argument("--letter-model", type=Path, default=DEFAULT_MODEL,
+                    help="the letter network whose reads the second look backs (refit after a new letters.onnx)")
     ap.add_argument("--calib-only", action="store_true",
                     help="only read the calibration stills into --cache (they do not depend on the second look)")
     args = ap.parse_args()
@@ -403,7 +408,7 @@ def main() -> None:
     rows = agreements(PairLook.load(args.out, require_bins=False), rows, faces)
     if args.cache:
         np.save(args.cache / f"rows_{args.out.stem}.npy", rows)
-    cal = LetterRecognizer.default().model.calibration
+    cal = LetterModel.load(args.letter_model).calibration
     letter_threshold = max(cal.threshold_of(LETTERS.index(x)) for x in PAIR)
     bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold)
     print("second look by face size (px from-to: candidates the size refused, wrong among them, worst wrong "
@@ -414,7 +419,7 @@ def main() -> None:
     meta = {"built_by": "scripts/build_nun_gimel_model.py", "synth": args.synth, "twin": args.twin,
             "epochs": args.epochs, "seed": args.seed, "lr": args.lr, "small_faces": args.small_faces,
             "large_faces": args.large_faces, "calibration_faces": len(rows), "report": report,
-            "letter_model": str(Path(LetterRecognizer.default().model.path).name)}
+            "letter_model": args.letter_model.name}
     side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": [b.to_json() for b in bins], "meta": meta},
                                     indent=1) + "\n")
     print(f"wrote {side_json} ({time.time() - t0:.0f} s in all)")

@@ -31,6 +31,17 @@ from controller.rules.letters import Letter
 #: font families never used to train the generic model: they calibrate it, and benchmark it, on unseen fonts
 HELD_OUT_FAMILIES = ("Nachlieli", "FreeSerif", "Yehuda", "StamSefarad", "NotoSansHebrew", "Shofar")
 
+#: Folders of the Debian packages culmus-fancy and fonts-ldco: decorative Hebrew fonts that only the letter model's
+#: build trains on (``extra_training_fonts``). ``hebrew_fonts`` leaves them out, so that installing them changes
+#: no test's, benchmark's or simulator's dreidel.
+EXTRA_FONT_DIRS = ("culmus-fancy", "ldco")
+#: The print-like faces among them that a dreidel maker might letter a dreidel with: block, serif, rounded,
+#: stencil-free and not handwritten (KtavYad, Anka, Dorian's italic, YamSuf and the like are left out; so are the
+#: stroke and outline novelties of ldco: Sticks, Neo, Hidekel, Kimchi, Miso, Lilach, PatchStencil).
+EXTRA_TRAINING_FAMILIES = ("Gladia", "Hillel", "Ozrad", "Trashim", "Gan", "ComixNo2", "DorianCLM-Book.",
+                           "KeterAramTsova", "MakabiYG", "Shmulik", "TaameyAshkenaz", "TaameyDavid", "TaameyFrank",
+                           "Daniel", "Noam", "ECO", "HarSinai", "PatchSans", "PatchSerif", "Journal", "Horev")
+
 #: Code points that no Hebrew font draws as a real glyph; used to spot fonts that only draw ".notdef".
 _PROBE_MISSING = "\uffff"
 
@@ -52,8 +63,31 @@ def hebrew_fonts() -> tuple[str, ...]:
     for pattern in ("/usr/share/fonts/truetype/*/*.[ot]tf", "/usr/share/fonts/opentype/*/*.otf",
                     "/usr/share/fonts/X11/Type1/*CLM*.pfa", "/usr/share/fonts/type1/*/*.pfa"):
         candidates.update(glob.glob(pattern))
-    good = [path for path in sorted(candidates) if _draws_hebrew(path)]
+    good = [path for path in sorted(candidates) if not _is_extra(path) and _draws_hebrew(path)]
     return tuple(good)
+
+
+def _is_extra(path: str) -> bool:
+    return any(f"/{folder}/" in path for folder in EXTRA_FONT_DIRS)
+
+
+@functools.lru_cache(maxsize=1)
+def extra_training_fonts() -> tuple[str, ...]:
+    """The decorative fonts of ``EXTRA_TRAINING_FAMILIES`` that are installed (culmus-fancy, fonts-ldco), for
+    the letter model's training only: more letter shapes than the everyday fonts, so that a dreidel in a font
+    nobody trained on is read from what a Nun or a Gimel is, not from how the training fonts draw it. One file per
+    face (a TrueType copy is preferred over a Type 1 or OpenType one of the same face)."""
+    roots = ("/usr/share/fonts/truetype", "/usr/share/fonts/opentype", "/usr/share/fonts/type1")
+    by_face: dict[str, str] = {}
+    for root in roots:  # TrueType first: it wins a face's slot
+        for folder in EXTRA_FONT_DIRS:
+            for path in sorted(glob.glob(f"{root}/{folder}/*")):
+                name = Path(path).name
+                if (Path(path).suffix.lower() in (".ttf", ".otf", ".pfa")
+                        and any(name.startswith(f) for f in EXTRA_TRAINING_FAMILIES)
+                        and Path(path).stem not in by_face and _draws_hebrew(path)):
+                    by_face[Path(path).stem] = path
+    return tuple(sorted(by_face.values()))
 
 
 def _draws_hebrew(path: str) -> bool:
@@ -111,6 +145,8 @@ class DreidelStyle:
     hollow: bool = False  # the letter is only its outline (a burned or painted contour on wood)
     soft: float = 0.0  # a hand-brushed letter: ragged, soft-edged strokes (edge noise, in units of the face's side)
     harsh: bool = False  # the scene is harder to read: steeper tilt, harder light, more blur and noise, lower JPEG
+    # Added in session 15: rubbed-off paint, as on the digital twin's wooden and painted dreidels (0 = none).
+    wear: float = 0.0  # 0 (new) to 0.7: blotches where the face shows through the letter's ink
 
     @classmethod
     def random(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
@@ -149,6 +185,16 @@ class DreidelStyle:
             f = rng.uniform(0.35, 0.7) if rng.random() < 0.85 else rng.uniform(1.3, 1.6)
             letter = tuple(int(np.clip(c * f, 0, 255)) for c in base.body_bgr)  # type: ignore[assignment]
         return cls(**{**base.__dict__, "stroke": stroke, "engraved": engraved, "grain": grain, "letter_bgr": letter})
+
+    @classmethod
+    def random_worn(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
+        """Like :meth:`random_varied`, and on three dreidels in ten the paint rubbed off in blotches (wear
+        0.2-0.6, as the digital twin draws its worn wooden and painted dreidels). A worn Nun can lose the join
+        of its base and stem and show a foot like Gimel's: the network should learn that such a face is unsure,
+        not that it is a Gimel. The varied dreidel's draws come first, so its look is what it would be."""
+        base = cls.random_varied(rng, fonts)
+        wear = float(rng.uniform(0.2, 0.6)) if rng.random() < 0.3 else 0.0
+        return cls(**{**base.__dict__, "wear": wear})
 
     @classmethod
     def random_finished(cls, rng: np.random.Generator, fonts: tuple[str, ...] | list[str]) -> DreidelStyle:
@@ -318,11 +364,24 @@ def _glyph_texture(style: DreidelStyle, letter: Letter, w: int, h: int, rng: np.
         out = np.asarray(img)[:, :, ::-1].copy()
     else:
         out = _varied_face(style, font, ch, at, w, h, rng)
+    if style.wear > 0:
+        out = _worn(out, style, rng)
     if jitter:
         angle = rng.uniform(-5, 5)
         m = cv2.getRotationMatrix2D((w / 2, h / 2), angle, 1.0)
         out = cv2.warpAffine(out, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
     return out
+
+
+def _worn(face: np.ndarray, style: DreidelStyle, rng: np.random.Generator) -> np.ndarray:
+    """The face with its paint rubbed off in blotches: where a smooth random field is above ``1 - wear`` the
+    body's colour shows instead of the ink (the digital twin's wear, hardware.sim.dreidel.face_textures)."""
+    h, w = face.shape[:2]
+    blot = cv2.resize(rng.random((h // 10 + 2, w // 10 + 2)).astype(np.float32), (w, h),
+                      interpolation=cv2.INTER_CUBIC)
+    worn = np.clip((blot - (1.0 - style.wear)) / max(style.wear, 1e-3), 0.0, 1.0)[:, :, None]
+    body = np.array(style.body_bgr, np.float32)
+    return np.clip(face.astype(np.float32) * (1.0 - worn) + body * worn, 0, 255).astype(np.uint8)
 
 
 def _varied_face(style: DreidelStyle, font: ImageFont.FreeTypeFont, ch: str, at: tuple[float, float], w: int,
