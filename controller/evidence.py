@@ -322,6 +322,41 @@ def still_caption(marks: Marks) -> list[str]:
     ]
 
 
+def inset_origin(picture: tuple[int, int], inset: tuple[int, int], center: tuple[float, float], radius: float,
+                 tray_polygon: np.ndarray | None = None) -> tuple[int, int]:
+    """Where the magnified inset (``inset`` = width, height) goes on a ``picture`` (width, height): the top-right
+    corner, unless it would cover the dreidel (its circle of ``radius`` around ``center``); then the corner of the
+    other two free ones (bottom right, bottom left; the caption holds the top left) that hides the least of the
+    tray's outline near the dreidel, and is farthest from it. A judge checks "did it land in the tray" on the
+    dreidel and the outline beside it (H56: the inset hid a tray corner, and could hide the dreidel itself)."""
+    (w, h), (iw, ih) = picture, inset
+    corners = [(w - iw - 2, 2), (w - iw - 2, h - ih - 2), (2, h - ih - 2)]
+
+    def gap(origin: tuple[int, int]) -> float:
+        """How far the dreidel's circle is from the inset's rectangle (negative: they overlap)."""
+        x0, y0 = origin
+        dx = max(x0 - center[0], 0.0, center[0] - (x0 + iw))
+        dy = max(y0 - center[1], 0.0, center[1] - (y0 + ih))
+        return math.hypot(dx, dy) - radius
+
+    def outline_hidden(origin: tuple[int, int]) -> int:
+        if tray_polygon is None:
+            return 0
+        x0, y0 = origin
+        corners_xy = np.asarray(tray_polygon, np.float64).reshape(-1, 2)
+        # points every few pixels along the outline (a square tray's polygon may be just its four corners)
+        ends = np.roll(corners_xy, -1, axis=0)
+        pts = np.concatenate([a + (b - a) * np.linspace(0.0, 1.0, max(2, int(np.hypot(*(b - a)) / 4)), endpoint=False)[:, None]
+                              for a, b in zip(corners_xy, ends, strict=True)])
+        inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x0 + iw) & (pts[:, 1] >= y0) & (pts[:, 1] <= y0 + ih)
+        near = np.hypot(pts[:, 0] - center[0], pts[:, 1] - center[1]) < 3 * radius + 40
+        return int((inside & near).sum())
+
+    if gap(corners[0]) > 4:
+        return corners[0]
+    return min(corners[1:], key=lambda c: (gap(c) <= 4, outline_hidden(c), -gap(c)))
+
+
 def draw_still(
     image_bgr: np.ndarray,
     marks: Marks,
@@ -370,11 +405,12 @@ def draw_still(
         r = int(max(length * 0.75, 12))
         cv2.circle(img, (int(center[0]), int(center[1])), r, (0, 255, 0), 1, cv2.LINE_AA)
     lines = still_caption(marks)
-    if inset is not None:
+    if inset is not None and center is not None and length is not None:
         ih, iw = inset.shape[:2]
         ih, iw = min(ih, h - 4), min(iw, w - 4)
-        img[2 : 2 + ih, w - iw - 2 : w - 2] = inset[:ih, :iw]
-        cv2.rectangle(img, (w - iw - 3, 1), (w - 2, 2 + ih), (255, 255, 255), 1)
+        x0, y0 = inset_origin((w, h), (iw, ih), center, max(length * 0.75, 12.0), tray_polygon)
+        img[y0 : y0 + ih, x0 : x0 + iw] = inset[:ih, :iw]
+        cv2.rectangle(img, (x0 - 1, y0 - 1), (x0 + iw, y0 + ih), (255, 255, 255), 1)
     scale = max(0.45, w / 1400)
     step = int(20 * scale / 0.45)
     y = int(22 * scale / 0.45)
