@@ -99,6 +99,7 @@ from controller.table_ports import (
     LauncherPort,
     VerdictView,
     is_verdict,
+    near_rule,
     phase_of,
     reason_text,
 )
@@ -890,6 +891,10 @@ class TableSession(TableCommands, SimulatedPeople):
                 decided[e.spin_id] = {"by": e.actor, "text": describe_event(e.payload)}
         for entry in out:
             entry["decided"] = decided.get(entry["spin_id"])
+            verdict = entry.get("verdict") or {}
+            stable = verdict.get("stable_s")
+            entry["near_3s"] = (not verdict.get("manual") and isinstance(stable, int | float)
+                                and near_rule(float(stable)))
         return list(reversed(out))
 
     def spin(self, spin_id: str) -> dict[str, Any] | None:
