@@ -775,6 +775,10 @@ class TableSession(TableCommands, SimulatedPeople):
         if self._message_note:
             return self._message_note
         who = self._nominees.get(s.current)
+        if self._spin_phase in ("spinning", "wobbling", "falling"):
+            # a spin is under way: asking for the button now reads as "spin again" (H56, at 800x480)
+            by = " (the launcher)" if who == "launcher" else (f" ({who} for them)" if who else "")
+            return f"{s.current} is spinning{by}"
         if who == "launcher":
             return f"{s.current}: press the button for the launcher"
         if who:

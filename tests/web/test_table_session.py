@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from table_fakes import FakeWorld, Verdict, make_session, run
+from table_fakes import FakeWorld, Phase, Verdict, make_session, run
 
 from controller.clock import FakeClock
 from controller.rules.events import parse_event
@@ -358,3 +358,16 @@ def test_the_simulated_judge_waits_longer_while_a_person_judges(tmp_path: Path, 
     assert session.snapshot()["awaiting_judge"] is not None
     run(session, clock, 100)  # 12 s = 6 x 2 s
     assert session.snapshot()["awaiting_judge"] is None
+
+
+def test_the_display_does_not_ask_for_the_launcher_button_while_the_spin_is_under_way(tmp_path: Path,
+                                                                                       clock: FakeClock) -> None:
+    """H56: at 800x480 "Dov: press the button for the launcher" showed while the pill said WOBBLING."""
+    session, _ = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\nspun_by = { Ann = "launcher" }\n', sim=False)
+    run(session, clock, 1)
+    assert session.snapshot()["message"] == "Ann: press the button for the launcher"
+    session._handle_judge_events([Phase("wobbling")])  # noqa: SLF001 - what the judge reports mid-spin
+    snap = session.snapshot()
+    assert snap["phase"] == "wobbling" and snap["message"] == "Ann is spinning (the launcher)"
+    session._handle_judge_events([Phase("ready")])  # noqa: SLF001
+    assert session.snapshot()["message"] == "Ann: press the button for the launcher"
