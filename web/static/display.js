@@ -24,8 +24,8 @@
     if (p.status === "out") return "out · place " + p.place;
     if (p.status === "away") return "away";
     if (p.spin_off_letter) return "spin-off: " + p.spin_off_letter;
-    if (p.spun_by === "launcher") return "launcher";
-    if (p.spun_by) return "by " + p.spun_by;
+    if (p.spun_by === "launcher") return "launcher spins";
+    if (p.spun_by) return p.spun_by + " spins for them";
     return "";
   }
 
