@@ -2,8 +2,10 @@
 """Build the generic letter model ``vision/models/letters.onnx`` (+ ``letters.json``) from data this repo makes.
 
 1. Render overhead stills of random dreidels with ``vision.letter_synth`` in every installed Hebrew
-   font (``fc-list :lang=he``) but the held-out families, and with the digital twin's
-   ``render_still`` (seeds below 7,000,000), for variety of renderers.
+   font (``fc-list :lang=he``) but the held-out families (with ``--extra-fonts``, also the print-like decorative
+   faces of culmus-fancy and fonts-ldco; with ``--styles worn``, three dreidels in ten with rubbed-off paint), and
+   with the digital twin's ``render_still`` (seeds 6,000,000 + 100,000 x ``--seed``, below the face-size fit's),
+   for variety of renderers.
 2. Cut the up face from each still several ways, as ``vision.features`` does at run time: by the
    TRUE face outline, by that outline jittered in position, scale, rotation and perspective, and by
    the outline the real pose finder (``vision.pose``) returns, so that the network does not care
@@ -1140,6 +1142,11 @@ def main() -> None:
         train_fonts += extra
     print(f"{len(train_fonts)} training fonts, {len(held)} held-out fonts", flush=True)
 
+    if args.twin and TWIN_SEED0 + args.seed * 100_000 + args.twin > SMALL_TWIN_SEED0 and not (
+            args.recalibrate or args.refit_small_faces or args.refit_taught_faces):
+        # the twin's training seeds would run into the face-size fit's (and, from --seed 10, the benches') stills
+        sys.exit(f"--seed {args.seed} with --twin {args.twin}: twin training seeds from {TWIN_SEED0 + args.seed * 100_000}"
+                 f" reach the face-size calibration's ({SMALL_TWIN_SEED0} on); use --seed 6 or lower, or --twin 0")
     t0 = time.time()
     if args.recalibrate:
         recalibrate(args, train_fonts, held, t0)
