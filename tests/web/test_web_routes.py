@@ -244,3 +244,10 @@ def test_the_console_flags_a_machine_timed_spin_close_to_3_s(tmp_path: Path, clo
     flagged = [r[2] for r in rows if r[1]]
     assert len(flagged) == 1
     assert "within 0.3 s of 3 s" in c.get(f"/judge/spin/{flagged[0]}").get_data(as_text=True)
+    # a spin a judge enters by hand has no stable time: the list and its page still render, unflagged
+    session.command("spin", {"letter": "hey"}, "judge:zoe")
+    r = c.get("/judge")
+    assert r.status_code == 200
+    assert len(re.findall(r'<a class="near3"', r.get_data(as_text=True))) == 1
+    by_hand = session.spins()[0]["spin_id"]
+    assert c.get(f"/judge/spin/{by_hand}").status_code == 200
