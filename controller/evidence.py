@@ -324,37 +324,35 @@ def still_caption(marks: Marks) -> list[str]:
 
 def inset_origin(picture: tuple[int, int], inset: tuple[int, int], center: tuple[float, float], radius: float,
                  tray_polygon: np.ndarray | None = None) -> tuple[int, int]:
-    """Where the magnified inset (``inset`` = width, height) goes on a ``picture`` (width, height): the top-right
-    corner, unless it would cover the dreidel (its circle of ``radius`` around ``center``); then the corner of the
-    other two free ones (bottom right, bottom left; the caption holds the top left) that hides the least of the
-    tray's outline near the dreidel, and is farthest from it. A judge checks "did it land in the tray" on the
-    dreidel and the outline beside it (H56: the inset hid a tray corner, and could hide the dreidel itself)."""
+    """Where the magnified inset (``inset`` = width, height) goes on a ``picture`` (width, height): of the three
+    corners the caption leaves free (top right, bottom right, bottom left), one that does not cover the dreidel
+    (its circle of ``radius`` around ``center``) and hides the least of the tray's outline, the outline near the
+    dreidel counting four times; top right when that is a tie. A judge checks "did it land in the tray" on the
+    dreidel and the outline (H56: the inset hid a tray corner, and could hide the dreidel itself)."""
     (w, h), (iw, ih) = picture, inset
     corners = [(w - iw - 2, 2), (w - iw - 2, h - ih - 2), (2, h - ih - 2)]
+    outline = np.zeros((0, 2))
+    if tray_polygon is not None:
+        ends = np.asarray(tray_polygon, np.float64).reshape(-1, 2)
+        # points every few pixels along the outline (a square tray's polygon may be just its four corners)
+        outline = np.concatenate([a + (b - a) * np.linspace(0.0, 1.0, max(2, int(np.hypot(*(b - a)) / 4)),
+                                                            endpoint=False)[:, None]
+                                  for a, b in zip(ends, np.roll(ends, -1, axis=0), strict=True)])
+    near = np.hypot(outline[:, 0] - center[0], outline[:, 1] - center[1]) < 3 * radius + 40
 
-    def gap(origin: tuple[int, int]) -> float:
-        """How far the dreidel's circle is from the inset's rectangle (negative: they overlap)."""
+    def covers_dreidel(origin: tuple[int, int]) -> bool:
         x0, y0 = origin
         dx = max(x0 - center[0], 0.0, center[0] - (x0 + iw))
         dy = max(y0 - center[1], 0.0, center[1] - (y0 + ih))
-        return math.hypot(dx, dy) - radius
+        return math.hypot(dx, dy) - radius <= 4
 
     def outline_hidden(origin: tuple[int, int]) -> int:
-        if tray_polygon is None:
-            return 0
         x0, y0 = origin
-        corners_xy = np.asarray(tray_polygon, np.float64).reshape(-1, 2)
-        # points every few pixels along the outline (a square tray's polygon may be just its four corners)
-        ends = np.roll(corners_xy, -1, axis=0)
-        pts = np.concatenate([a + (b - a) * np.linspace(0.0, 1.0, max(2, int(np.hypot(*(b - a)) / 4)), endpoint=False)[:, None]
-                              for a, b in zip(corners_xy, ends, strict=True)])
-        inside = (pts[:, 0] >= x0) & (pts[:, 0] <= x0 + iw) & (pts[:, 1] >= y0) & (pts[:, 1] <= y0 + ih)
-        near = np.hypot(pts[:, 0] - center[0], pts[:, 1] - center[1]) < 3 * radius + 40
-        return int((inside & near).sum())
+        inside = ((outline[:, 0] >= x0) & (outline[:, 0] <= x0 + iw) & (outline[:, 1] >= y0)
+                  & (outline[:, 1] <= y0 + ih))
+        return int(inside.sum() + 3 * (inside & near).sum())
 
-    if gap(corners[0]) > 4:
-        return corners[0]
-    return min(corners[1:], key=lambda c: (gap(c) <= 4, outline_hidden(c), -gap(c)))
+    return min(corners, key=lambda c: (covers_dreidel(c), outline_hidden(c), corners.index(c)))
 
 
 def draw_still(

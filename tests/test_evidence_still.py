@@ -56,3 +56,11 @@ def test_the_inset_leaves_the_tray_outline_beside_the_dreidel_alone() -> None:
     assert origin == (2, 480 - 201 - 2)
     out = draw_still(img, _marks(), center=(600.0, 200.0), length=60.0, angle_deg=None, tray_polygon=tray)
     assert np.array_equal(out[195:205, 575:585], img[195:205, 575:585])
+
+
+def test_the_inset_moves_off_a_tray_corner_when_another_corner_is_free() -> None:
+    """H56: a centred dreidel left the inset top right, over the tray's corner; bottom left hides none of it."""
+    tray = np.array([[300, 60], [620, 60], [620, 420], [300, 420]], np.float64)
+    assert inset_origin((640, 480), (268, 201), (460.0, 330.0), 45.0, tray) == (2, 480 - 201 - 2)
+    # with no tray outline to spare, the inset keeps its usual place
+    assert inset_origin((640, 480), (268, 201), (460.0, 330.0), 45.0, None) == (640 - 268 - 2, 2)

@@ -25,7 +25,7 @@
     if (p.status === "away") return "away";
     if (p.spin_off_letter) return "spin-off: " + p.spin_off_letter;
     if (p.spun_by === "launcher") return "launcher spins";
-    if (p.spun_by) return p.spun_by + " spins for them";
+    if (p.spun_by) return p.spun_by + " spins";
     return "";
   }
 
