@@ -4,10 +4,14 @@ from __future__ import annotations
 
 import importlib.util
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
+import numpy as np
 import pytest
+
+from vision.letter_synth import hebrew_fonts
 
 BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_letter_model.py"
 
@@ -21,3 +25,19 @@ def build() -> ModuleType:
     sys.modules.setdefault("build_letter_model", module)
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def fonts() -> tuple[str, ...]:
+    """The installed Hebrew fonts the training renderer draws with."""
+    found = hebrew_fonts()
+    assert found, "no Hebrew font: run scripts/install-system-deps.sh"
+    return found
+
+
+@pytest.fixture(scope="module")
+def ink() -> Callable[[np.ndarray, tuple[int, int, int]], np.ndarray]:
+    """Which pixels of a face texture are ink: more than 40 away from the body's colour in some channel."""
+    def mask(texture: np.ndarray, body: tuple[int, int, int]) -> np.ndarray:
+        return np.abs(texture.astype(np.float32) - np.array(body, np.float32)).max(axis=2) > 40
+    return mask

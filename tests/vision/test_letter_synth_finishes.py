@@ -2,44 +2,35 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 import numpy as np
-import pytest
 
 from controller.rules.letters import Letter
 from vision.features import face_input
-from vision.letter_synth import DreidelStyle, _glyph_texture, hebrew_fonts, render_still
+from vision.letter_synth import DreidelStyle, _glyph_texture, render_still
+
+Ink = Callable[[np.ndarray, tuple[int, int, int]], np.ndarray]
 
 
-@pytest.fixture(scope="module")
-def fonts() -> tuple[str, ...]:
-    found = hebrew_fonts()
-    assert found, "no Hebrew font: run scripts/install-system-deps.sh"
-    return found
-
-
-def _ink(texture: np.ndarray, body: tuple[int, int, int]) -> np.ndarray:
-    return np.abs(texture.astype(np.float32) - np.array(body, np.float32)).max(axis=2) > 40
-
-
-def test_an_outlined_letter_is_the_contour_of_the_painted_one(fonts: tuple[str, ...]) -> None:
+def test_an_outlined_letter_is_the_contour_of_the_painted_one(fonts: tuple[str, ...], ink: Ink) -> None:
     style = replace(DreidelStyle.random(np.random.default_rng(3), fonts), body_bgr=(200, 200, 200),
                     letter_bgr=(20, 20, 20))
-    painted = _ink(_glyph_texture(style, Letter.GIMEL, 96, 120, np.random.default_rng(0), jitter=False),
+    painted = ink(_glyph_texture(style, Letter.GIMEL, 96, 120, np.random.default_rng(0), jitter=False),
                    style.body_bgr)
-    hollow = _ink(_glyph_texture(replace(style, hollow=True), Letter.GIMEL, 96, 120, np.random.default_rng(0),
+    hollow = ink(_glyph_texture(replace(style, hollow=True), Letter.GIMEL, 96, 120, np.random.default_rng(0),
                                  jitter=False), style.body_bgr)
     assert 0.15 * painted.sum() < hollow.sum() < 0.8 * painted.sum()
     assert (hollow & ~painted).sum() <= 0.02 * hollow.sum()  # the contour lies on the glyph, not beside it
 
 
-def test_a_brushed_letter_keeps_its_shape_with_ragged_edges(fonts: tuple[str, ...]) -> None:
+def test_a_brushed_letter_keeps_its_shape_with_ragged_edges(fonts: tuple[str, ...], ink: Ink) -> None:
     style = replace(DreidelStyle.random(np.random.default_rng(5), fonts), body_bgr=(40, 120, 200),
                     letter_bgr=(240, 240, 240))
-    painted = _ink(_glyph_texture(style, Letter.SHIN, 96, 120, np.random.default_rng(0), jitter=False),
+    painted = ink(_glyph_texture(style, Letter.SHIN, 96, 120, np.random.default_rng(0), jitter=False),
                    style.body_bgr)
-    brushed = _ink(_glyph_texture(replace(style, soft=0.04), Letter.SHIN, 96, 120, np.random.default_rng(0),
+    brushed = ink(_glyph_texture(replace(style, soft=0.04), Letter.SHIN, 96, 120, np.random.default_rng(0),
                                   jitter=False), style.body_bgr)
     overlap = (painted & brushed).sum() / max(1, (painted | brushed).sum())
     assert 0.4 < overlap < 0.97  # the same letter, but not the same strokes

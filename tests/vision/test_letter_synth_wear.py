@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from controller.rules.letters import Letter
 from vision.letter_synth import (
@@ -15,20 +15,10 @@ from vision.letter_synth import (
     _glyph_texture,
     extra_training_fonts,
     font_family,
-    hebrew_fonts,
     render_still,
 )
 
-
-@pytest.fixture(scope="module")
-def fonts() -> tuple[str, ...]:
-    found = hebrew_fonts()
-    assert found, "no Hebrew font: run scripts/install-system-deps.sh"
-    return found
-
-
-def _ink(texture: np.ndarray, body: tuple[int, int, int]) -> np.ndarray:
-    return np.abs(texture.astype(np.float32) - np.array(body, np.float32)).max(axis=2) > 40
+Ink = Callable[[np.ndarray, tuple[int, int, int]], np.ndarray]
 
 
 def _style(fonts: tuple[str, ...]) -> DreidelStyle:
@@ -36,22 +26,22 @@ def _style(fonts: tuple[str, ...]) -> DreidelStyle:
                    letter_bgr=(230, 230, 230))
 
 
-def test_worn_paint_shows_the_body_through_part_of_the_letter_and_nowhere_else(fonts: tuple[str, ...]) -> None:
+def test_worn_paint_shows_the_body_through_part_of_the_letter_and_nowhere_else(fonts: tuple[str, ...], ink: Ink) -> None:
     style = _style(fonts)
-    new = _ink(_glyph_texture(style, Letter.NUN, 96, 120, np.random.default_rng(0), jitter=False), style.body_bgr)
-    worn = _ink(_glyph_texture(replace(style, wear=0.6), Letter.NUN, 96, 120, np.random.default_rng(0),
+    new = ink(_glyph_texture(style, Letter.NUN, 96, 120, np.random.default_rng(0), jitter=False), style.body_bgr)
+    worn = ink(_glyph_texture(replace(style, wear=0.6), Letter.NUN, 96, 120, np.random.default_rng(0),
                                jitter=False), style.body_bgr)
     assert (worn & ~new).sum() == 0  # wear takes ink away, it never adds any
     assert 0.2 * new.sum() < worn.sum() < 0.97 * new.sum()
 
 
-def test_more_wear_rubs_off_more_ink(fonts: tuple[str, ...]) -> None:
+def test_more_wear_rubs_off_more_ink(fonts: tuple[str, ...], ink: Ink) -> None:
     style = _style(fonts)
 
     def ink_left(wear: float) -> float:
         total = 0
         for seed in range(12):
-            total += _ink(_glyph_texture(replace(style, wear=wear), Letter.GIMEL, 96, 120,
+            total += ink(_glyph_texture(replace(style, wear=wear), Letter.GIMEL, 96, 120,
                                          np.random.default_rng(seed), jitter=False), style.body_bgr).sum()
         return float(total)
 
@@ -78,7 +68,7 @@ def test_worn_dreidels_are_the_varied_ones_with_three_in_ten_worn(fonts: tuple[s
     assert 40 <= worn <= 80
 
 
-def test_the_decorative_fonts_never_reach_the_everyday_font_list(fonts: tuple[str, ...]) -> None:
+def test_the_decorative_fonts_never_reach_the_everyday_font_list(fonts: tuple[str, ...], ink: Ink) -> None:
     """hebrew_fonts feeds tests, benchmarks and the held-out font families: installing culmus-fancy and
     fonts-ldco must not change it. The extra fonts are training fonts only, never a held-out family's."""
     assert not any(f"/{folder}/" in path for path in fonts for folder in EXTRA_FONT_DIRS)
@@ -89,5 +79,5 @@ def test_the_decorative_fonts_never_reach_the_everyday_font_list(fonts: tuple[st
     assert {"Nachlieli", "Yehuda", "Shofar"} <= held
     for path in extra:  # each draws the five letters (render a Shin in it)
         style = replace(_style(fonts), font=path)
-        assert _ink(_glyph_texture(style, Letter.SHIN, 96, 120, np.random.default_rng(0), jitter=False),
+        assert ink(_glyph_texture(style, Letter.SHIN, 96, 120, np.random.default_rng(0), jitter=False),
                     style.body_bgr).sum() > 200
