@@ -37,6 +37,8 @@ from vision.letter_synth import HELD_OUT_FAMILIES, font_family, hebrew_fonts  # 
 from vision.recognizer import DEFAULT_MODEL, LETTERS  # noqa: E402
 
 KINDS = ("twin", "synth")
+#: thresholds the report's ladder tries
+LADDER = (0.97, 0.98, 0.985, 0.99, 0.9919, 0.995, 0.997, 0.998, 0.999)
 
 
 def rows_for(model: Path, n: int, worn: bool, workers: int) -> np.ndarray:
@@ -82,6 +84,15 @@ def report(rows: np.ndarray, model: Path) -> None:
     for k, name in enumerate(KINDS):
         mine = counted & (kind == k)
         print(f"    {name}: {int((mine & (truth == best)).sum())} right, {int((mine & (truth != best)).sum())} wrong")
+    # what one threshold for every 14-34 px face would trade: the ladder a rate-based fit would choose from
+    small = ng & (side >= 14.0) & (side < 34.0)
+    print("  one threshold for all 14-34 px faces: right / wrong Nun/Gimel reads above it (twin; letter_synth)")
+    for thr in LADDER:
+        above = small & (read >= thr)
+        parts = [f"{int((above & (kind == k) & (truth == best)).sum())}/{int((above & (kind == k) & (truth != best)).sum())}"
+                 for k in range(len(KINDS))]
+        right_n, wrong_n = int((above & (truth == best)).sum()), int((above & (truth != best)).sum())
+        print(f"    {thr:.4f}: {right_n:4d} / {wrong_n:2d} ({wrong_n / max(1, right_n + wrong_n):.2%}; {'; '.join(parts)})")
 
 
 def main() -> None:
