@@ -218,7 +218,10 @@ class JudgeSettings:
     dreidel never let go that a hand hides for ``regrip_s`` or longer was still held: its release is
     dated again where it reappears (:meth:`SpinJudge._regrip`); one never let go that goes out of sight
     was carried away, not spun. ``blink_s``: a lying dreidel missing from view this long, with no hand
-    about, has not moved (the tracker lost its outline for a frame or two).
+    about, has not moved (the tracker lost its outline for a frame or two). ``candidate_gap_s``: a release
+    candidate (a dreidel on its own in the tray, not yet seen for ``confirm_s``) missing for at most this
+    long, with no hand in view, is still the candidate (a top the colour of the felt blinks out while it
+    spins).
     ``out_*``: a dreidel that went out of sight while sliding at ``out_speed`` body lengths per second or
     more, and reappeared within ``out_s`` as a blob no more than ``out_size`` times its length, beyond the
     tray's rim at the picture's edge where its path led, and lay still there, left the tray (see
@@ -259,6 +262,7 @@ class JudgeSettings:
     held_clear_frames: int = 3
     regrip_s: float = 0.25
     blink_s: float = 0.1
+    candidate_gap_s: float = 0.04
     out_s: float = 0.5
     out_speed: float = 4.0
     out_size: float = 2.0
@@ -409,6 +413,7 @@ class SpinJudge:
         self._spin: _Spin | None = None
         self._next_id = 1
         self._candidate_t: float | None = None
+        self._candidate_last_t = -1e9  # when the release candidate was last seen
         self._candidate_seen = 0
         self._candidate_frames = 0
         self._candidate_lying = 0
@@ -547,6 +552,13 @@ class SpinJudge:
                 self.observer.reset()
             return
         if not obs.present:
+            if (self._candidate_t is not None and not obs.hand and not tr.hands
+                    and frame.t - self._candidate_last_t <= s.candidate_gap_s):
+                # a dreidel that blends with the felt drops out of the tracker for a frame or two while it
+                # spins (altsim 1020009: a brown top on olive felt, seen in runs of 5-10 frames with one-frame
+                # gaps, so no release was ever confirmed and the spin was missed): the candidate waits
+                self._set_phase(TablePhase.READY, frame.t, events)
+                return
             self._candidate_t = None
             if not obs.hand:
                 self._last_rest = None
@@ -564,6 +576,7 @@ class SpinJudge:
             self._set_phase(TablePhase.HAND if obs.hand else TablePhase.READY, frame.t, events)
             return
         # a dreidel on its own in view: a release (if it keeps being seen and is not just lying there)
+        self._candidate_last_t = frame.t
         if self._candidate_t is None:
             self._candidate_t = frame.t
             self._candidate_seen = 0
