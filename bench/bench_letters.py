@@ -39,6 +39,7 @@ from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, DreidelStyle, font_family, hebrew_fonts, render_still  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
+    DEFAULT_MODEL,
     DEFAULT_PAIR_MODEL,
     LETTERS,
     LetterModel,
@@ -68,14 +69,16 @@ HELDOUT_ALTSIM_FLOOR = 1_020_000
 HELDOUT_STILL_RANGES = ((8_900_000, 9_000_000), (99_980_000, 10**12))
 
 
-def model_reader(path: Path) -> LetterRecognizer:
-    """A recognizer on the letter network ``path`` with the Nun/Gimel second look fitted to it: ``<stem>.pair.onnx``
-    beside it when there is one, else the committed second look (fitted to the committed network)."""
-    pair_path = path.with_name(f"{path.stem}.pair.onnx")
-    pair, note = load_pair_look(pair_path if pair_path.is_file() else DEFAULT_PAIR_MODEL)
+def model_reader(path: Path | None, pair_path: Path | None = None) -> LetterRecognizer:
+    """A recognizer on the letter network ``path`` (None: the committed one) with the Nun/Gimel second look
+    ``pair_path``, or else the one fitted to it: ``<stem>.pair.onnx`` beside it when there is one, else the
+    committed second look (fitted to the committed network)."""
+    if pair_path is None and path is not None and path.with_name(f"{path.stem}.pair.onnx").is_file():
+        pair_path = path.with_name(f"{path.stem}.pair.onnx")
+    pair, note = load_pair_look(pair_path or DEFAULT_PAIR_MODEL)
     if pair is None:
         raise SystemExit(note)
-    return LetterRecognizer(LetterModel.load(path), pair=pair)
+    return LetterRecognizer(LetterModel.load(path or DEFAULT_MODEL), pair=pair)
 
 
 def tuning_seed0(seed0: int, dreidels: int, spread: int) -> int:

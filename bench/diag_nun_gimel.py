@@ -91,6 +91,19 @@ def load_set(folder: Path) -> list[dict]:
     return rows
 
 
+def by_dreidel(folder: Path) -> list[tuple[int, list[dict]]]:
+    """One stored set's rows grouped by dreidel, in dreidel order."""
+    groups: dict[int, list[dict]] = defaultdict(list)
+    for r in load_set(folder):
+        groups[r["dreidel"]].append(r)
+    return sorted(groups.items())
+
+
+def taught_stills(rows: list[dict]) -> list[tuple[Letter, np.ndarray]]:
+    """The teaching stills among one dreidel's rows, read, as (letter, picture)."""
+    return [(Letter.parse(r["letter"]), cv2.imread(str(r["path"]))) for r in rows if r["role"] == "teach"]
+
+
 def classify(reader: LetterRecognizer, image: np.ndarray, truth: Letter) -> dict:
     """The read and, for a refusal, the rule that refused it (see the module docstring)."""
     c0 = time.process_time()
@@ -168,19 +181,14 @@ def diagnose(args: argparse.Namespace) -> None:
         out_png.mkdir(parents=True, exist_ok=True)
     all_rows = []
     for folder in args.folders:
-        rows = load_set(Path(folder))
-        by_d: dict[int, list[dict]] = defaultdict(list)
-        for r in rows:
-            by_d[r["dreidel"]].append(r)
-        for d, rs in sorted(by_d.items()):
+        for d, rs in by_dreidel(Path(folder)):
             reader = generic
             if args.taught:
-                teach = [r for r in rs if r["role"] == "teach"]
+                teach = taught_stills(rs)
                 if not teach:
                     continue
                 try:
-                    reader = generic.with_enrollment(
-                        (Letter.parse(r["letter"]), cv2.imread(str(r["path"]))) for r in teach)
+                    reader = generic.with_enrollment(teach)
                 except ValueError:
                     continue
             for r in rs:

@@ -28,7 +28,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from diag_nun_gimel import load_set  # noqa: E402
+from diag_nun_gimel import by_dreidel, taught_stills  # noqa: E402
 
 from controller.rules.letters import Letter  # noqa: E402
 from vision.features import face_input  # noqa: E402
@@ -55,17 +55,13 @@ def collect(args: argparse.Namespace) -> None:
     assert generic.pair is not None, generic.pair_note
     rows = []
     for folder in map(Path, args.folders):
-        by_d: dict[int, list[dict]] = defaultdict(list)
-        for r in load_set(folder):
-            by_d[r["dreidel"]].append(r)
-        for d, rs in sorted(by_d.items()):
+        for d, rs in by_dreidel(folder):
             reader = generic
             if args.taught:
-                teach = [r for r in rs if r["role"] == "teach"]
+                teach = taught_stills(rs)
                 if not teach:
                     continue
-                reader, _ = generic.with_usable_enrollment(
-                    (Letter.parse(r["letter"]), cv2.imread(str(r["path"]))) for r in teach)
+                reader, _ = generic.with_usable_enrollment(teach)
             style = style_of(folder, d)
             for r in rs:
                 if r["role"] != "query":

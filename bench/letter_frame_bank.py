@@ -28,17 +28,14 @@ import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from bench_letters import model_reader  # noqa: E402
 
 from controller.judge_letters import FrameReading, LetterVote  # noqa: E402
 from controller.rules.letters import Letter  # noqa: E402
 from vision.pose import RestPose  # noqa: E402
-from vision.recognizer import (  # noqa: E402
-    DEFAULT_PAIR_MODEL,
-    LetterModel,
-    LetterRecognizer,
-    face_side_px,
-    load_pair_look,
-)
+from vision.recognizer import LetterRecognizer, face_side_px  # noqa: E402
 
 #: half the side of the cut kept around the dreidel (px): the face, its nudged outlines and their margins
 HALF = 80
@@ -127,14 +124,8 @@ def bank(recs: list[Path], out: Path) -> None:
 
 def read(bank_dir: Path, model: Path | None, enroll: bool, verbose: bool, pair_path: Path | None = None) -> None:
     cv2.setNumThreads(1)
-    generic = LetterRecognizer.default()
-    if model is not None or pair_path is not None:
-        if pair_path is None and model is not None and model.with_name(f"{model.stem}.pair.onnx").is_file():
-            pair_path = model.with_name(f"{model.stem}.pair.onnx")
-        pair, note = load_pair_look(pair_path or DEFAULT_PAIR_MODEL)
-        if pair is None:
-            sys.exit(note)
-        generic = LetterRecognizer(LetterModel.load(model) if model is not None else generic.model, pair=pair)
+    generic = model_reader(model, pair_path) if model is not None or pair_path is not None else (
+        LetterRecognizer.default())
     tally = {"right": 0, "unreadable": 0, "WRONG": 0}
     for path in sorted(bank_dir.glob("*.pkl")):
         data = pickle.loads(path.read_bytes())

@@ -60,6 +60,8 @@ from controller.rules.letters import Letter  # noqa: E402
 from vision.features import CHANNELS, PATCH, face_input  # noqa: E402
 from vision.letter_synth import (  # noqa: E402
     HELD_OUT_FAMILIES,
+    WORN_RANGE,
+    WORN_SHARE,
     DreidelStyle,
     extra_training_fonts,
     font_family,
@@ -396,12 +398,6 @@ SMALL_FACE_MAX_THRESHOLD = 0.995
 SMALL_FACE_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL, Letter.SHIN, Letter.PE)
 
 SmallRow = tuple[float, int, int, float, float]  # (face side px, true letter, best letter, confidence, steadiness)
-
-
-#: ``--styles worn``: the share of letter_synth calibration dreidels (face sizes, taught faces) with rubbed-off
-#: paint, and how much (as ``DreidelStyle.random_worn`` and the digital twin draw it)
-WORN_SHARE = 0.3
-WORN_RANGE = (0.2, 0.6)
 
 
 def maybe_worn(style: DreidelStyle, seed: int) -> DreidelStyle:

@@ -42,6 +42,11 @@ EXTRA_TRAINING_FAMILIES = ("Gladia", "Hillel", "Ozrad", "Trashim", "Gan", "Comix
                            "KeterAramTsova", "MakabiYG", "Shmulik", "TaameyAshkenaz", "TaameyDavid", "TaameyFrank",
                            "Daniel", "Noam", "ECO", "HarSinai", "PatchSans", "PatchSerif", "Journal", "Horev")
 
+#: How often a worn dreidel is drawn (``DreidelStyle.random_worn``, the build's worn calibration stills) and how
+#: worn: as the digital twin wears its wooden and painted dreidels
+WORN_SHARE = 0.3
+WORN_RANGE = (0.2, 0.6)
+
 #: Code points that no Hebrew font draws as a real glyph; used to spot fonts that only draw ".notdef".
 _PROBE_MISSING = "\uffff"
 
@@ -193,7 +198,7 @@ class DreidelStyle:
         of its base and stem and show a foot like Gimel's: the network should learn that such a face is unsure,
         not that it is a Gimel. The varied dreidel's draws come first, so its look is what it would be."""
         base = cls.random_varied(rng, fonts)
-        wear = float(rng.uniform(0.2, 0.6)) if rng.random() < 0.3 else 0.0
+        wear = float(rng.uniform(*WORN_RANGE)) if rng.random() < WORN_SHARE else 0.0
         return cls(**{**base.__dict__, "wear": wear})
 
     @classmethod
