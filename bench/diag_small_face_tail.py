@@ -1,18 +1,21 @@
 #!/usr/bin/env python3
-"""How many small Nun/Gimel faces a letter model reads WRONG above its own face-size thresholds, on many more
-calibration stills than its build fitted them on (session 15).
+"""How many small Nun/Gimel faces a letter model reads WRONG at its thresholds, on many more calibration stills
+than a fit of 1000 could show (sessions 15 and 16).
 
-The build fits each face-size bin's Nun/Gimel threshold just above the most confident wrong read among about
-1000 held-out-font stills (``build_letter_model.py --small-faces``, 70-120 Nun/Gimel faces per bin): "no wrong read
-above it" is then evidence at the 1-2 % level, not at the issue's 0.5 %. This reads ``--n`` stills drawn exactly
-as the fit draws them (same seeds, continued: twin 6,700,000+ and letter_synth 5,000,000+, held-out fonts, never a
-benchmark's or the session's held-out seeds), with ``--worn`` letter_synth dreidels worn as often as the twin's
-(``build_letter_model.maybe_worn``), and prints per bin the Nun/Gimel reads, the right and wrong ones at or above
-the model's thresholds (read at min(confidence, steadiness), as ``LetterRecognizer.read`` decides before the second
-look), and the most confident wrong reads, by renderer.
+The build once fitted each face-size bin's Nun/Gimel threshold just above the most confident wrong read among about
+1000 held-out-font stills (70-120 Nun/Gimel faces per bin): "no wrong read above it" is evidence at the 1-2 % level,
+not at the issue's 0.5 %. Since session 16 it fits them by a rate with a bound (``build_letter_model.py
+--small-face-rule rate``) on 6000. This reads ``--n`` stills drawn exactly as the fit draws them (twin 6,700,000+
+and letter_synth 5,000,000+, held-out fonts; ``--check``: 50,000 seeds further on, pictures no fit has seen; never
+a benchmark's or a session's held-out seeds), with ``--worn`` letter_synth dreidels worn as often as the twin's
+(``build_letter_model.maybe_worn``), and prints per bin the Nun/Gimel reads that ``LetterRecognizer.read`` would
+accept untaught (min(confidence, steadiness) at the bin's threshold, or else the second look of
+``bench_letters.model_reader`` at its own), right and wrong, and the most confident wrong reads, by renderer.
 
-    .venv/bin/python bench/diag_small_face_tail.py [--model M.onnx] [--n 6000] [--worn] [--save rows.npy]
-    .venv/bin/python bench/diag_small_face_tail.py --rows rows.npy [--model M.onnx]   (report saved rows again)
+    .venv/bin/python bench/diag_small_face_tail.py [--model M.onnx] [--n 6000] [--worn] [--check] [--save rows.npy]
+    .venv/bin/python bench/diag_small_face_tail.py --rows rows.npy [--model M.onnx] [--no-pair]   (saved rows again)
+    .venv/bin/python bench/diag_small_face_tail.py --rows check.npy --fit-rows fit.npy [--share 0.005]
+        (bins fitted by the rate rule on the fit's rows, counted on the check's)
 
 About 7 minutes for 6000 stills on two cores.
 """
@@ -25,6 +28,7 @@ import sys
 from multiprocessing import get_context
 from pathlib import Path
 
+import cv2
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -34,65 +38,158 @@ import build_letter_model as build  # noqa: E402
 
 from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, font_family, hebrew_fonts  # noqa: E402
-from vision.recognizer import DEFAULT_MODEL, LETTERS  # noqa: E402
+from vision.recognizer import DEFAULT_MODEL, DEFAULT_PAIR_MODEL, LETTERS, read_pair_confirm  # noqa: E402
 
 KINDS = ("twin", "synth")
 #: thresholds the report's ladder tries
 LADDER = (0.97, 0.98, 0.985, 0.99, 0.9919, 0.995, 0.997, 0.998, 0.999)
+#: ``--check``'s stills start this far after the fit's seeds (twin 6,750,000+, letter_synth 5,050,000+: clear of
+#: the fit's 6000, the taught-face fit's 6,800,000+ and 5,100,000+, and every benchmark's)
+CHECK_OFFSET = 50_000
+NUN, GIMEL = LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL)
 
 
-def rows_for(model: Path, n: int, worn: bool, workers: int) -> np.ndarray:
-    """(side px, true letter, best letter, confidence, steadiness, kind index) per readable small face."""
+def tail_job(job: tuple[str, int, int, list[str], str, bool]) -> list[tuple[float, ...]]:
+    """``build.small_face_job``'s rows with one more column: the second look's agreement (``PairLook.agreement``,
+    its least p(letter) over the face's cut and the six nudged ones) with a Nun or Gimel read, else 0."""
+    from bench_letters import model_reader
+
+    from vision.pose import find_resting_dreidel
+
+    kind, seed0, count, fonts, model, worn = job
+    cv2.setNumThreads(1)
+    reader = model_reader(Path(model))
+    out: list[tuple[float, ...]] = []
+    for i in range(count):
+        image, letter = build.calibration_still(kind, seed0 + i, build.SMALL_FACE_LETTERS[i % len(build.SMALL_FACE_LETTERS)],
+                                                fonts, worn)
+        pose = find_resting_dreidel(image)
+        if pose is None or pose.face_quad is None:
+            continue
+        got = reader.assess(image, pose)
+        if got is None or got[3] >= build.SMALL_FACE_EDGES[-2]:
+            continue
+        best, conf, steady, side = got
+        agree = 0.0
+        if best in (NUN, GIMEL) and reader.pair is not None:
+            agree = reader.pair.agreement(image, pose.face_quad, LETTERS[best])
+        out.append((side, LETTERS.index(letter), best, conf, steady, KINDS.index(kind), agree))
+    return out
+
+
+def rows_for(model: Path, n: int, worn: bool, workers: int, offset: int = 0) -> np.ndarray:
+    """(side px, true letter, best letter, confidence, steadiness, kind index, second look's agreement) per
+    readable small face of ``n`` calibration stills whose seeds start ``offset`` after the fit's."""
+    if n // 2 > CHECK_OFFSET:
+        raise SystemExit(f"--n {n}: at most {2 * CHECK_OFFSET} stills, or the fit's and the check's seeds meet")
     held = [f for f in hebrew_fonts() if font_family(f) in HELD_OUT_FAMILIES]
     jobs = []
-    for kind, seed0 in (("twin", build.SMALL_TWIN_SEED0), ("synth", build.SMALL_SYNTH_SEED0)):
+    for kind, seed0 in (("twin", build.SMALL_TWIN_SEED0 + offset), ("synth", build.SMALL_SYNTH_SEED0 + offset)):
         jobs += [(kind, seed0 + k, min(20, n // 2 - k), held, str(model), worn) for k in range(0, n // 2, 20)]
     with get_context("spawn").Pool(workers) as pool:  # spawned: see build_letter_model.small_face_rows
-        parts = pool.map(build.small_face_job, jobs, chunksize=1)
-    rows = [(*r, KINDS.index(job[0])) for job, part in zip(jobs, parts, strict=True) for r in part]
-    return np.array(rows, np.float64).reshape(-1, 6)
+        parts = pool.map(tail_job, jobs, chunksize=1)
+    return np.array([r for part in parts for r in part], np.float64).reshape(-1, 7)
 
 
-def report(rows: np.ndarray, model: Path) -> None:
-    bins = json.loads(model.with_suffix(".json").read_text())["confusable_bins"]
-    pair = [LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL)]
-    side, truth, best, conf, steady, kind = rows.T
+def threshold_at(bins: list[dict[str, float | None]], side: float) -> float | None:
+    """The threshold of the bin ``side`` falls in (``letters.json``'s ``confusable_bins`` or ``pair_bins``)."""
+    for b in bins:
+        if b["below_px"] is None or side < float(b["below_px"]):
+            return None if b["threshold"] is None else float(b["threshold"])
+    return None
+
+
+def accepted(rows: np.ndarray, bins: list[dict[str, float | None]], pair: dict[str, object] | None,
+             floor: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which Nun/Gimel reads ``read`` would accept untaught: by their face size (min(confidence, steadiness) at
+    the bin's threshold), or else by the second look (``pair``: nun_gimel.json's ``pair_bins`` and ``confirm``;
+    the read at ``floor``, steady at it, a size bin that is not "never", and the agreement at the pair bin's
+    threshold, or ``confirm``'s for a read at its score). Rows saved before the agreement column have no second
+    look."""
+    pair_bins = None if pair is None else pair["pair_bins"]
+    confirm = None if pair is None else read_pair_confirm(pair.get("confirm"))
+    side, _truth, best, conf, steady = rows.T[:5]
+    agree = rows[:, 6] if rows.shape[1] > 6 else np.zeros(len(rows))
+    by_size = np.zeros(len(rows), bool)
+    by_pair = np.zeros(len(rows), bool)
+    for i in np.flatnonzero(np.isin(best, (NUN, GIMEL))):
+        at_size = threshold_at(bins, side[i])
+        if at_size is not None and min(conf[i], steady[i]) >= max(at_size, floor):
+            by_size[i] = True
+            continue
+        pair_at = None if pair_bins is None else threshold_at(pair_bins, side[i])
+        if pair_at is not None and confirm is not None and confirm.from_px <= side[i] < confirm.below_px and min(
+                conf[i], steady[i]) >= confirm.from_score:
+            pair_at = min(pair_at, confirm.agreement)
+        by_pair[i] = (at_size is not None and pair_at is not None and conf[i] >= floor and steady[i] >= floor
+                      and agree[i] >= pair_at)
+    return by_size, by_pair
+
+
+def report(rows: np.ndarray, model: Path, bins: list[dict[str, float | None]] | None = None,
+           pair: dict[str, object] | None = None) -> tuple[int, int]:
+    """Print the Nun/Gimel reads of ``rows`` at ``bins`` (default: the model's own) and the second look's rule
+    ``pair`` (nun_gimel.json; None: without it), by face size and renderer; return (right, wrong) in all."""
+    if bins is None:
+        bins = json.loads(model.with_suffix(".json").read_text())["confusable_bins"]
+    floor = 0.95
+    side, truth, best, conf, steady, kind = rows.T[:6]
     read = np.minimum(conf, steady)
-    ng = np.isin(best, pair)
+    ng = np.isin(best, (NUN, GIMEL))
+    by_size, by_pair = accepted(rows, bins, pair, floor)
+    counted = by_size | by_pair
     lo = 0.0
-    total_right = total_wrong = 0
-    counted = np.zeros(len(rows), bool)
     print(f"{model.name}: {len(rows)} faces; Nun/Gimel reads by face size (px from-to, threshold: reads, right and "
-          "wrong at or above it, the surest wrong reads with their renderer)")
+          f"wrong read{'' if pair is None else ' (of them by the second look)'}, the surest wrong reads with "
+          "their renderer)")
     for b in bins:
         hi = b["below_px"] if b["below_px"] is not None else float("inf")
-        thr = b["threshold"]
         here = ng & (side >= lo) & (side < hi)
         wrong = here & (truth != best)
-        above = here & (read >= thr) if thr is not None else np.zeros_like(here)
-        right_n, wrong_n = int((above & (truth == best)).sum()), int((above & wrong).sum())
-        total_right, total_wrong = total_right + right_n, total_wrong + wrong_n
-        counted |= above
+        right_n, wrong_n = int((counted & here & (truth == best)).sum()), int((counted & wrong).sum())
+        pair_r, pair_w = int((by_pair & here & (truth == best)).sum()), int((by_pair & wrong).sum())
         order = np.argsort(-read[wrong])[:4]
         surest = ", ".join(f"{read[wrong][i]:.4f} {KINDS[int(kind[wrong][i])]}" for i in order)
-        print(f"  {lo:4.0f}-{'' if hi == float('inf') else f'{hi:.0f}':4s} {'never' if thr is None else thr}: "
-              f"{int(here.sum()):4d} reads, {right_n:4d} right, {wrong_n:2d} wrong above | {surest}")
+        extra = "" if pair is None else f" ({pair_r}/{pair_w})"
+        print(f"  {lo:4.0f}-{'' if hi == float('inf') else f'{hi:.0f}':4s} {b['threshold'] or 'never'}: "
+              f"{int(here.sum()):4d} reads, {right_n:4d} right, {wrong_n:2d} wrong{extra} | {surest}")
         lo = hi
+    total_right, total_wrong = int((counted & (truth == best)).sum()), int((counted & (truth != best)).sum())
     share = total_wrong / max(1, total_right + total_wrong)
-    print(f"  in all: {total_right} right and {total_wrong} wrong Nun/Gimel reads at the thresholds "
-          f"({share:.2%} of them wrong)")
+    print(f"  in all: {total_right} right and {total_wrong} wrong Nun/Gimel reads ({share:.2%} of them wrong; "
+          f"95% bound {build.wrong_share_bound(total_wrong, total_right + total_wrong):.2%})")
     for k, name in enumerate(KINDS):
         mine = counted & (kind == k)
         print(f"    {name}: {int((mine & (truth == best)).sum())} right, {int((mine & (truth != best)).sum())} wrong")
-    # what one threshold for every 14-34 px face would trade: the ladder a rate-based fit would choose from
+    # what one threshold for every 14-34 px face would trade: the ladder a rate-based fit chooses from
     small = ng & (side >= 14.0) & (side < 34.0)
-    print("  one threshold for all 14-34 px faces: right / wrong Nun/Gimel reads above it (twin; letter_synth)")
+    print("  one threshold for all 14-34 px faces, by face size alone: right / wrong Nun/Gimel reads above it "
+          "(twin; letter_synth)")
     for thr in LADDER:
         above = small & (read >= thr)
         parts = [f"{int((above & (kind == k) & (truth == best)).sum())}/{int((above & (kind == k) & (truth != best)).sum())}"
                  for k in range(len(KINDS))]
         right_n, wrong_n = int((above & (truth == best)).sum()), int((above & (truth != best)).sum())
         print(f"    {thr:.4f}: {right_n:4d} / {wrong_n:2d} ({wrong_n / max(1, right_n + wrong_n):.2%}; {'; '.join(parts)})")
+    return total_right, total_wrong
+
+
+def rate_fit(rows: np.ndarray, model: Path, share: float) -> list[dict[str, float | None]]:
+    """The bins the build's rate rule (``fit_confusable_bins(max_wrong_share=share)``) fits on ``rows``, with the
+    model's own open-ended large-face bin (its rows are other stills)."""
+    own = json.loads(model.with_suffix(".json").read_text())["confusable_bins"]
+    small = [(float(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows]
+    fitted, _ = build.fit_confusable_bins(small, 0.95, build.SMALL_FACE_EDGES[:-1], max_wrong_share=share)
+    return [{"below_px": b.below_px, "threshold": b.threshold} for b in fitted] + [
+        b for b in own if b["below_px"] is None]
+
+
+def pair_rule_of(model: Path) -> dict[str, object]:
+    """The second look's rule (nun_gimel.json) that ``bench_letters.model_reader`` pairs with ``model``:
+    ``<stem>.pair.json`` beside it, else the committed one."""
+    own = model.with_name(f"{model.stem}.pair.json")
+    path = own if own.is_file() else DEFAULT_PAIR_MODEL.with_suffix(".json")
+    return dict(json.loads(path.read_text()))
 
 
 def main() -> None:
@@ -100,14 +197,29 @@ def main() -> None:
     ap.add_argument("--model", type=Path, default=DEFAULT_MODEL, help="letter network (.onnx with its .json)")
     ap.add_argument("--n", type=int, default=6000, help="calibration stills, half twin, half letter_synth")
     ap.add_argument("--worn", action="store_true", help="letter_synth dreidels with rubbed-off paint, 3 in 10")
+    ap.add_argument("--check", action="store_true",
+                    help=f"stills whose seeds start {CHECK_OFFSET:,} after the fit's: pictures no fit has seen")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--save", type=Path, default=None, help="keep the rows (.npy)")
     ap.add_argument("--rows", type=Path, default=None, help="report saved rows instead of reading stills")
+    ap.add_argument("--no-pair", action="store_true", help="count the reads by face size alone (no second look)")
+    ap.add_argument("--fit-rows", type=Path, default=None,
+                    help="fit the bins by the build's rate rule on these rows (the fit's seeds) and report the "
+                         "others (--rows or --check) at them")
+    ap.add_argument("--share", type=float, default=build.SMALL_FACE_MAX_WRONG_SHARE,
+                    help="the rate rule's wrong-read share (with --fit-rows)")
     args = ap.parse_args()
-    rows = np.load(args.rows) if args.rows else rows_for(args.model, args.n, args.worn, args.workers)
+    rows = (np.load(args.rows) if args.rows else
+            rows_for(args.model, args.n, args.worn, args.workers, CHECK_OFFSET if args.check else 0))
     if args.save:
         np.save(args.save, rows)
-    report(rows, args.model)
+    pair = None if args.no_pair else pair_rule_of(args.model)
+    bins = None
+    if args.fit_rows is not None:
+        bins = rate_fit(np.load(args.fit_rows), args.model, args.share)
+        print(f"bins fitted by the rate rule ({args.share:.2%}) on {args.fit_rows}: "
+              + ", ".join(f"<{b['below_px']}: {b['threshold']}" for b in bins))
+    report(rows, args.model, bins, pair)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,7 @@ import json
 import math
 import sys
 import time
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -47,7 +47,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from build_letter_model import (  # noqa: E402
     LARGE_FACE_PX,
     LARGE_SYNTH_SEED0,
+    RATE_FIT_STILLS,
+    RATE_STEP,
     SMALL_FACE_EDGES,
+    SMALL_FACE_MAX_WRONG_SHARE,
     SMALL_FACE_PX,
     SMALL_SYNTH_SEED0,
     SMALL_TWIN_SEED0,
@@ -58,6 +61,7 @@ from build_letter_model import (  # noqa: E402
     conv_stage,
     export,
     jitter,
+    wrong_share_bound,
 )
 
 from controller.rules.letters import Letter  # noqa: E402
@@ -73,6 +77,7 @@ from vision.recognizer import (  # noqa: E402
     ConfusableBin,
     LetterModel,
     LetterRecognizer,
+    PairConfirm,
     PairLook,
 )
 
@@ -254,21 +259,21 @@ CALIB_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL,
 Row = tuple[float, int, int, float, float, float]
 
 
-def calib_job(job: tuple[str, int, int, list[str], str]) -> tuple[list[Row], list[np.ndarray]]:
+def calib_job(job: tuple[str, int, int, list[str], str, bool]) -> tuple[list[Row], list[np.ndarray]]:
     """Held-out-font stills drawn exactly as ``build_letter_model.small_face_job`` draws them (same seeds), read
     by the letter network (``--letter-model``, the committed one by default) as ``read`` reads: a row per face, and for every Nun/Gimel read at the
     letter's own threshold, steadily, the second look's inputs of its seven cuts (the face's and the nudged
     ones; zeros otherwise), so that any second look is scored on them afterwards (``agreements``)."""
     from vision.recognizer import nudged_quads
 
-    kind, seed0, count, fonts, letter_model = job
+    kind, seed0, count, fonts, letter_model, worn = job
     cv2.setNumThreads(1)
     reader = LetterRecognizer(LetterModel.load(Path(letter_model)))
     floor = max(reader.letter_thresholds[LETTERS.index(x)] for x in PAIR)
     out: list[Row] = []
     inputs: list[np.ndarray] = []
     for i in range(count):
-        image, letter = calibration_still(kind, seed0 + i, CALIB_LETTERS[i % len(CALIB_LETTERS)], fonts)
+        image, letter = calibration_still(kind, seed0 + i, CALIB_LETTERS[i % len(CALIB_LETTERS)], fonts, worn)
         pose = find_resting_dreidel(image)
         if pose is None:
             continue
@@ -290,17 +295,19 @@ def calib_rows(args: argparse.Namespace, held: list[str]) -> tuple[np.ndarray, n
     """The calibration rows and their second-look inputs (cached in ``--cache``: they do not depend on the
     second look)."""
     # the rows depend on the letter network that reads the stills (not on the second look)
-    cache = args.cache / f"calib_{args.letter_model.stem}.npz" if args.cache else None
+    worn = args.rule == "rate"  # the letter build's rate rule fits on worn letter_synth dreidels too
+    cache = (args.cache / f"calib_{args.letter_model.stem}_{args.small_faces}{'_worn' if worn else ''}.npz"
+             if args.cache else None)
     if cache is not None and cache.is_file():
         d = np.load(cache)
         return d["rows"], d["faces"]
     t1 = time.time()
     chunk = 20
-    jobs: list[tuple[str, int, int, list[str], str]] = []
+    jobs: list[tuple[str, int, int, list[str], str, bool]] = []
     for kind, seed0, n in (("twin", SMALL_TWIN_SEED0, args.small_faces // 2),
                            ("synth", SMALL_SYNTH_SEED0, args.small_faces // 2),
                            ("large", LARGE_SYNTH_SEED0, args.large_faces)):
-        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(args.letter_model)) for k in range(0, n, chunk)]
+        jobs += [(kind, seed0 + k, min(chunk, n - k), held, str(args.letter_model), worn) for k in range(0, n, chunk)]
     with get_context("spawn").Pool(args.workers) as pool:
         parts = pool.map(calib_job, jobs, chunksize=1)
     rows = np.array([r for p in parts for r in p[0]], np.float64).reshape(-1, 6)
@@ -327,14 +334,21 @@ def agreements(look: PairLook, rows: np.ndarray, faces: np.ndarray) -> np.ndarra
 
 
 def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...], letter_threshold: float,
-                  edges: tuple[float, ...] = SMALL_FACE_EDGES) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
+                  edges: tuple[float, ...] = SMALL_FACE_EDGES, max_wrong_share: float | None = None
+                  ) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
     """The second look's agreement a Nun or Gimel read must reach when the letter network reads it at the letter's
     own threshold, steadily, but its face size refuses it: one threshold for every face from ``MIN_SIDE_PX`` up,
     ``MARGIN`` above the most confident wrong read among ALL such reads of the calibration (refused by their size
     or not: what the second look says of a wrong read does not depend on the size rule, and more wrong reads are
     more evidence), and never below ``FLOOR`` (the second look must be sure, not lean); used only when it adds at
     least ``MIN_READS`` right reads that the face size refused (None everywhere otherwise). Also a report row per
-    bin."""
+    bin.
+
+    With ``max_wrong_share`` (the rate rule, session 16) the faces of 14-34 px get the threshold of
+    :func:`fit_small_rule` instead: the Nun/Gimel reads that either rule lets through, the face size's and the
+    second look's together, are at most that share wrong at 95% confidence (``wrong_share_bound``): the letter
+    build fits the size thresholds the same way, and the second look may only add reads within what is left of the
+    bound. The large faces keep the margin rule, on their own wrong reads."""
     confusable = [LETTERS.index(x) for x in PAIR]
     side, truth, best, conf, steady, agree = rows.T
     truth, best = truth.astype(int), best.astype(int)
@@ -343,25 +357,98 @@ def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...],
     steady_read = np.isin(best, confusable) & (conf >= letter_threshold) & (steady >= letter_threshold) \
         & (side >= MIN_SIDE_PX)
     wrong_all = steady_read & (best != truth)
+    if max_wrong_share is not None:
+        # the small faces are the rate rule's: the margin rule speaks for the large ones, on their own wrong reads
+        # (the 6000 worn small faces' surest, 0.991, would close the large faces to the second look)
+        wrong_all = wrong_all & (side >= SMALL_FACE_EDGES[-2])
     worst = float(agree[wrong_all].max()) if wrong_all.any() else 0.0
     t = round(max(FLOOR, worst + MARGIN), 4)
     cand = steady_read & refused & ~np.isnan(at_size)
     added = int((cand & (best == truth) & (agree >= t)).sum())
     ok = t <= MAX_THRESHOLD and added >= MIN_READS
+    small_t, small_ok = t, ok
+    if max_wrong_share is not None:
+        rule = fit_small_rule(rows, calibration_bins, letter_threshold, max_wrong_share)
+        small_ok = rule is not None
+        small_t = rule.pair if rule is not None else t
     fitted: list[float | None] = []
     report: list[list[object]] = []
     lo = 0.0
     for hi in edges:
         sel = cand & (side >= lo) & (side < hi)
         wrong = sel & (best != truth)
-        right = int((sel & (best == truth) & (agree >= t)).sum())
-        fitted.append(t if ok and lo >= MIN_SIDE_PX else None)
+        bin_t, bin_ok = (small_t, small_ok) if hi <= SMALL_FACE_EDGES[-2] else (t, ok)
+        right = int((sel & (best == truth) & (agree >= bin_t)).sum())
+        fitted.append(bin_t if bin_ok and lo >= MIN_SIDE_PX else None)
         report.append([lo, None if math.isinf(hi) else hi, int(sel.sum()), int(wrong.sum()),
                        round(float(agree[wrong].max()) if wrong.any() else 0.0, 4), fitted[-1], right])
         lo = hi
-    print(f"second look: {int(wrong_all.sum())} wrong of {int(steady_read.sum())} steady Nun/Gimel reads from "
-          f"{MIN_SIDE_PX:.0f} px, the surest agreeing {worst:.4f}: threshold {t}", flush=True)
+    by = SMALL_FACE_EDGES[-2] if max_wrong_share is not None else MIN_SIDE_PX
+    print(f"second look: {int(wrong_all.sum())} wrong of {int((steady_read & (side >= by)).sum())} steady Nun/Gimel "
+          f"reads from {by:.0f} px, the surest agreeing {worst:.4f}: threshold {t}"
+          + ("" if max_wrong_share is None else
+             f"; under {SMALL_FACE_EDGES[-2]:.0f} px by the rate rule: {small_t if small_ok else 'never'}"), flush=True)
     return tuple(ConfusableBin(e, t) for e, t in zip(edges, fitted, strict=True)), report
+
+
+@dataclass(frozen=True)
+class SmallRule:
+    """What the rate rule fits for the faces of 14-34 px: the second look's threshold (``pair_bins``), its
+    ``confirm`` step (None: none) and the right and wrong Nun/Gimel reads of both rules together on the fit."""
+
+    pair: float
+    confirm: PairConfirm | None
+    right: int
+    wrong: int
+
+
+#: the candidates of the joint fit: the letter network's score from which ``confirm`` applies (steps of 0.005 from
+#: the letter's threshold up to the size's), and the agreement it then needs
+CONFIRM_SCORE_STEP = 0.005
+CONFIRM_AGREEMENTS = (0.5, 0.6, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+
+
+def fit_small_rule(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...], letter_threshold: float,
+                   max_wrong_share: float = SMALL_FACE_MAX_WRONG_SHARE) -> SmallRule | None:
+    """The rate rule's second look for faces of ``MIN_SIDE_PX``-34 px (the 6000 stills' faces; not pooled with the
+    1500 large faces, whose clean reads loosened the confirm step to 0.97 / 0.75 and let two stored wrong reads
+    through: twin 54002 spin 7's 17 px Gimel, synth 98,000,008's 46 px one), fitted with the face size's own thresholds
+    (``calibration_bins``, the letter build's) fixed: among the thresholds ``p`` (``FLOOR`` to ``MAX_THRESHOLD`` in
+    steps of ``RATE_STEP``) and ``confirm`` steps (a score from ``CONFIRM_SCORE_STEP`` steps, an agreement from
+    ``CONFIRM_AGREEMENTS`` below ``p``), the one that reads the most right Nun/Gimel faces while the reads of both
+    rules together stay within ``wrong_share_bound`` <= ``max_wrong_share`` and the second look adds at least
+    ``MIN_READS`` right reads; on a tie the one with fewer wrong reads, then without a confirm step, then the
+    stricter. None when no candidate holds the bound."""
+    confusable = [LETTERS.index(x) for x in PAIR]
+    side, truth, best, conf, steady, agree = rows.T
+    truth, best = truth.astype(int), best.astype(int)
+    score = np.minimum(conf, steady)
+    at_size = np.array([_threshold(calibration_bins, s) for s in side])
+    small = (side >= MIN_SIDE_PX) & (side < SMALL_FACE_EDGES[-2])
+    steady_read = np.isin(best, confusable) & (conf >= letter_threshold) & (steady >= letter_threshold) & small
+    by_size = steady_read & ~np.isnan(at_size) & (score >= np.nan_to_num(at_size, nan=2.0))
+    cand = steady_read & ~np.isnan(at_size) & ~by_size
+    right0, wrong0 = int((by_size & (best == truth)).sum()), int((by_size & (best != truth)).sum())
+    ok_c, score_c, agree_c = (best == truth)[cand], score[cand], agree[cand]
+    top = float(np.nanmax(np.where(np.isnan(at_size[cand]), np.nan, at_size[cand]))) if cand.any() else letter_threshold
+    scores = [round(letter_threshold + k * CONFIRM_SCORE_STEP, 4)
+              for k in range(int(round((top - letter_threshold) / CONFIRM_SCORE_STEP)) + 1)]
+    best_rule: tuple[tuple[int, int, bool, float, float, float], SmallRule] | None = None
+    for k in range(int(round((MAX_THRESHOLD - FLOOR) / RATE_STEP)) + 1):
+        p = round(FLOOR + k * RATE_STEP, 4)
+        plain = agree_c >= p
+        steps: list[tuple[float, float] | None] = [None] + [(s, v) for s in scores for v in CONFIRM_AGREEMENTS if v < p]
+        for step in steps:
+            extra = plain if step is None else plain | ((score_c >= step[0]) & (agree_c >= step[1]))
+            right, wrong = right0 + int((extra & ok_c).sum()), wrong0 + int((extra & ~ok_c).sum())
+            if int((extra & ok_c).sum()) < MIN_READS or wrong_share_bound(wrong, right + wrong) > max_wrong_share:
+                continue
+            confirm = None if step is None else PairConfirm(step[0], step[1], MIN_SIDE_PX, SMALL_FACE_EDGES[-2])
+            # the most right reads; on a tie the fewest wrong, no confirm step, the surest second look, the highest step
+            key = (right, -wrong, step is None, p, 2.0 if step is None else step[1], 2.0 if step is None else step[0])
+            if best_rule is None or key > best_rule[0]:
+                best_rule = (key, SmallRule(p, confirm, right, wrong))
+    return None if best_rule is None else best_rule[1]
 
 
 def _threshold(bins: tuple[ConfusableBin, ...], side: float) -> float:
@@ -381,7 +468,14 @@ def main() -> None:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--cache", type=Path, default=None, help="keep/reuse the rendered faces and calibration rows here")
     ap.add_argument("--out", type=Path, default=DEFAULT_PAIR_MODEL)
-    ap.add_argument("--small-faces", type=int, default=1000, help="held-out-font calibration stills, 12-34 px faces")
+    ap.add_argument("--small-faces", type=int, default=None,
+                    help=f"held-out-font calibration stills, 12-34 px faces (default {RATE_FIT_STILLS} for the rate "
+                         "rule, 1000 for the margin rule)")
+    ap.add_argument("--rule", choices=["rate", "margin"], default="rate",
+                    help="rate: faces under 34 px get the lowest threshold at which their Nun/Gimel reads, the face "
+                         f"size's and the second look's together, stay at most {100 * SMALL_FACE_MAX_WRONG_SHARE:.1f}%% wrong at "
+                         "95%% confidence (letter_synth's stills worn three in ten, as the letter build fits); "
+                         "margin (before session 16): just above the surest wrong read")
     ap.add_argument("--large-faces", type=int, default=1500, help="... and 34-64 px faces")
     ap.add_argument("--recalibrate", action="store_true", help="only refit the json of the network in --out")
     ap.add_argument("--letter-model", type=Path, default=DEFAULT_MODEL,
@@ -389,6 +483,8 @@ def main() -> None:
     ap.add_argument("--calib-only", action="store_true",
                     help="only read the calibration stills into --cache (they do not depend on the second look)")
     args = ap.parse_args()
+    if args.small_faces is None:
+        args.small_faces = RATE_FIT_STILLS if args.rule == "rate" else 1000
     fonts = list(hebrew_fonts())
     train_fonts = [f for f in fonts if font_family(f) not in HELD_OUT_FAMILIES]
     held = [f for f in fonts if font_family(f) in HELD_OUT_FAMILIES]
@@ -410,17 +506,28 @@ def main() -> None:
         np.save(args.cache / f"rows_{args.out.stem}.npy", rows)
     cal = LetterModel.load(args.letter_model).calibration
     letter_threshold = max(cal.threshold_of(LETTERS.index(x)) for x in PAIR)
-    bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold)
+    share = SMALL_FACE_MAX_WRONG_SHARE if args.rule == "rate" else None
+    bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold, max_wrong_share=share)
+    small_rule = None if share is None else fit_small_rule(rows, cal.confusable_bins or (), letter_threshold, share)
+    confirm = None if small_rule is None else small_rule.confirm
+    if small_rule is not None:
+        print(f"rate rule, faces of {MIN_SIDE_PX:.0f}-{SMALL_FACE_EDGES[-2]:.0f} px: second look from {small_rule.pair}, "
+              f"confirm {confirm}; {small_rule.right} right and {small_rule.wrong} wrong Nun/Gimel reads of both "
+              f"rules (bound {wrong_share_bound(small_rule.wrong, small_rule.right + small_rule.wrong):.2%})")
     print("second look by face size (px from-to: candidates the size refused, wrong among them, worst wrong "
           "agreement, threshold, right reads added):")
     for r in report:
         print(f"  {r[0]:4.0f}-{'' if r[1] is None else f'{r[1]:4.0f}':4s}: {r[2]:4d} {r[3]:3d} {r[4]:.4f} "
               f"{'never' if r[5] is None else r[5]} {r[6]}")
-    meta = {"built_by": "scripts/build_nun_gimel_model.py", "synth": args.synth, "twin": args.twin,
-            "epochs": args.epochs, "seed": args.seed, "lr": args.lr, "small_faces": args.small_faces,
-            "large_faces": args.large_faces, "calibration_faces": len(rows), "report": report,
+    trained = {"synth": args.synth, "twin": args.twin, "epochs": args.epochs, "seed": args.seed, "lr": args.lr}
+    if args.recalibrate:  # the network was trained before: keep what its json said of that, not this run's defaults
+        before = dict(json.loads(side_json.read_text()).get("meta") or {})
+        trained = {k: before[k] for k in (*trained, "command") if k in before}
+    meta = {"built_by": "scripts/build_nun_gimel_model.py", **trained, "small_faces": args.small_faces,
+            "large_faces": args.large_faces, "rule": args.rule, "calibration_faces": len(rows), "report": report,
             "letter_model": args.letter_model.name}
-    side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": [b.to_json() for b in bins], "meta": meta},
+    side_json.write_text(json.dumps({"patch": PAIR_PATCH, "pair_bins": [b.to_json() for b in bins],
+                                     "confirm": None if confirm is None else confirm.to_json(), "meta": meta},
                                     indent=1) + "\n")
     print(f"wrote {side_json} ({time.time() - t0:.0f} s in all)")
 

@@ -348,21 +348,63 @@ class Calibration:
                 "embedding": self.embedding, "meta": self.meta}
 
 
+@dataclass(frozen=True)
+class PairConfirm:
+    """A second step of the second look's rule (``confirm`` in nun_gimel.json, session 16): a Nun or Gimel on a face
+    from ``from_px`` to ``below_px`` (inf: any larger) that the letter network reads at least at ``from_score`` (min(confidence,
+    steadiness)) but below its size's threshold needs only ``agreement`` from the second look, instead of the
+    ``pair_bins`` threshold. The two networks' mistakes are not the same ones: a wrong read that the letter network
+    is fairly sure of is seldom one the second look backs, so together they read more of the small faces than
+    either's threshold alone, within the same bound on wrong reads (fitted together on held-out fonts by
+    ``scripts/build_nun_gimel_model.py``)."""
+
+    from_score: float
+    agreement: float
+    from_px: float
+    below_px: float
+
+    def to_json(self) -> dict[str, object]:
+        """``confirm`` in nun_gimel.json (``below_px`` null: every larger face)."""
+        return {"from_score": self.from_score, "agreement": self.agreement, "from_px": self.from_px,
+                "below_px": None if math.isinf(self.below_px) else self.below_px}
+
+
+def _pair_confirm(raw: object) -> PairConfirm | None:
+    """``confirm`` of nun_gimel.json (absent or null: no second step); ``below_px`` null is every larger face."""
+    if raw is None:
+        return None
+    if not isinstance(raw, dict):
+        raise ValueError("confirm must be {from_score, agreement, from_px, below_px}")
+    below = math.inf if raw.get("below_px") is None else float(raw["below_px"])
+    got = PairConfirm(float(raw["from_score"]), float(raw["agreement"]), float(raw["from_px"]), below)
+    if not (LETTER_THRESHOLD_FLOOR <= got.from_score <= 1.0 and 0.5 <= got.agreement <= 1.0
+            and 0.0 <= got.from_px < got.below_px):
+        raise ValueError(f"confirm out of range: {got}")
+    return got
+
+
+#: nun_gimel.json's ``confirm`` read as :class:`PairConfirm` (None when absent); raises ValueError when malformed
+read_pair_confirm = _pair_confirm
+
+
 class PairLook:
     """The Nun/Gimel second look (H47, ``vision/models/nun_gimel.onnx`` + ``nun_gimel.json``, built by
     ``scripts/build_nun_gimel_model.py``): a small binary network (Nun, Gimel) on a ``PAIR_PATCH`` px cut of the
     face (the letter network's two channels), trained on the training fonts only and read on all four quarter
     turns (logits averaged). ``pair_bins`` holds, per face size, how surely it must name the letter the letter
     network read, on the face's cut and on every nudged cut (``agreement``), for a Nun or Gimel that the face's
-    size refused to be read; fitted on held-out fonts so that no wrong read there passes (None: never)."""
+    size refused to be read (None: never); ``confirm`` (optional) a lower agreement for a read the letter network
+    is surer of (:class:`PairConfirm`). Both are fitted on held-out fonts: since session 16 so that the small faces'
+    Nun/Gimel reads of both rules together stay within a bound on the wrong share (the rate rule)."""
 
     def __init__(self, net: cv2.dnn.Net, bins: tuple[ConfusableBin, ...] | None, path: Path,
-                 meta: dict[str, object] | None = None) -> None:
+                 meta: dict[str, object] | None = None, confirm: PairConfirm | None = None) -> None:
         self._net = net
         self._lock = threading.Lock()
         self.bins = bins
         self.path = path
         self.meta = meta or {}
+        self.confirm = confirm
 
     @classmethod
     def load(cls, path: Path, require_bins: bool = True) -> PairLook:
@@ -380,6 +422,7 @@ class PairLook:
             bins = _confusable_bins(raw.get("pair_bins"))
             if bins is None and require_bins:
                 raise ValueError("no pair_bins (not calibrated)")
+            confirm = _pair_confirm(raw.get("confirm"))
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"Nun/Gimel second look {side} is malformed ({exc}): rebuild it with "
                              "scripts/build_nun_gimel_model.py") from exc
@@ -392,7 +435,7 @@ class PairLook:
                              "scripts/build_nun_gimel_model.py") from exc
         if shape != (1, 2):
             raise ModelError(f"Nun/Gimel second look {path} gives {shape[1:]} outputs, this code expects 2")
-        return cls(net, bins, path, dict(raw.get("meta", {})))
+        return cls(net, bins, path, dict(raw.get("meta", {})), confirm)
 
     def threshold(self, side_px: float) -> float | None:
         """The agreement a face ``side_px`` wide needs (None: the second look is not asked at that size)."""
@@ -400,6 +443,15 @@ class PairLook:
             if side_px < b.below_px:
                 return b.threshold
         return None
+
+    def needed(self, side_px: float, score: float) -> float | None:
+        """The agreement a Nun or Gimel read at ``score`` (min(confidence, steadiness)) on a face ``side_px`` wide
+        needs: :meth:`threshold`, or ``confirm``'s lower one for a read at or above its ``from_score``."""
+        base = self.threshold(side_px)
+        c = self.confirm
+        if base is None or c is None or not c.from_px <= side_px < c.below_px or score < c.from_score:
+            return base
+        return min(base, c.agreement)
 
     def p_gimel(self, faces: Sequence[np.ndarray]) -> np.ndarray:
         """p(Gimel | Nun or Gimel) of each face input (``CHANNELS`` x ``PAIR_PATCH`` x ``PAIR_PATCH``), its four
@@ -843,6 +895,7 @@ class LetterRecognizer:
                 if steady is None:
                     steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
                 if steady >= threshold:
+                    pair_at = pair.needed(side, min(confidence, steady)) or pair_at
                     agree = pair.agreement(image_bgr, quad, LETTERS[best], need=pair_at)
                     if agree >= pair_at:
                         return accept(f"second look {agree:.3f} >= {pair_at:.3f}")

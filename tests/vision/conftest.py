@@ -16,15 +16,29 @@ from vision.letter_synth import hebrew_fonts
 BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_letter_model.py"
 
 
-@pytest.fixture(scope="module")
-def build() -> ModuleType:
-    """``scripts/build_letter_model.py`` as a module (it is a script, not a package), for its fitting code."""
-    spec = importlib.util.spec_from_file_location("build_letter_model", BUILD_SCRIPT)
+def script_module(name: str) -> ModuleType:
+    """``scripts/<name>.py`` as a module (a script, not a package), for its fitting code."""
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, BUILD_SCRIPT.with_name(f"{name}.py"))
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("build_letter_model", module)
+    sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="module")
+def build() -> ModuleType:
+    """``scripts/build_letter_model.py`` as a module."""
+    return script_module("build_letter_model")
+
+
+@pytest.fixture(scope="module")
+def pair_build() -> ModuleType:
+    """``scripts/build_nun_gimel_model.py`` as a module (it imports the letter build's fitting code by name)."""
+    script_module("build_letter_model")
+    return script_module("build_nun_gimel_model")
 
 
 @pytest.fixture(scope="module")

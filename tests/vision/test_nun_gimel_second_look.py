@@ -21,6 +21,7 @@ from vision.recognizer import (
     LetterModel,
     LetterRecognizer,
     ModelError,
+    PairConfirm,
     PairLook,
     face_side_px,
     load_pair_look,
@@ -32,8 +33,9 @@ DATA = Path(__file__).resolve().parent / "data"
 class ScriptedLook(PairLook):
     """A second look that agrees by a set amount (and counts how often it was asked)."""
 
-    def __init__(self, agree: float, threshold: float | None) -> None:
-        super().__init__(None, (ConfusableBin(14.0, None), ConfusableBin(float("inf"), threshold)), Path("scripted"))
+    def __init__(self, agree: float, threshold: float | None, confirm: PairConfirm | None = None) -> None:
+        super().__init__(None, (ConfusableBin(14.0, None), ConfusableBin(float("inf"), threshold)), Path("scripted"),
+                         confirm=confirm)
         self.agree = agree
         self.asked = 0
 
@@ -73,6 +75,20 @@ def test_a_second_look_below_its_threshold_leaves_the_refusal_and_says_so(model:
     got = LetterRecognizer(model, pair=look).read(still("twin8500000_d03_nun"))
     assert got.letter is None
     assert "not sure enough at that size" in got.reason and "second look does not tell (0.950 < 0.990)" in got.reason
+
+
+def test_a_confirm_step_asks_less_agreement_of_a_read_the_letter_network_is_surer_of(model: LetterModel) -> None:
+    """The same Nun (read at 0.97-0.99, steadily): with a confirm step from 0.95 an agreement of 0.85 reads it;
+    with the step from 0.999 (above its read) the second look's own 0.99 applies and it stays refused."""
+    image = still("twin8500000_d03_nun")
+    look = ScriptedLook(agree=0.85, threshold=0.99, confirm=PairConfirm(0.95, 0.8, 14.0, 34.0))
+    got = LetterRecognizer(model, pair=look).read(image)
+    assert got.letter is Letter.NUN and "second look 0.850 >= 0.800" in got.reason
+    strict = ScriptedLook(agree=0.85, threshold=0.99, confirm=PairConfirm(0.999, 0.8, 14.0, 34.0))
+    got = LetterRecognizer(model, pair=strict).read(image)
+    assert got.letter is None and "second look does not tell (0.850 < 0.990)" in got.reason
+    elsewhere = ScriptedLook(agree=0.85, threshold=0.99, confirm=PairConfirm(0.95, 0.8, 30.0, 34.0))  # other sizes
+    assert LetterRecognizer(model, pair=elsewhere).read(image).letter is None
 
 
 def test_a_size_the_second_look_has_no_threshold_for_is_not_asked(model: LetterModel) -> None:
@@ -218,3 +234,16 @@ def test_the_commands_say_when_the_second_look_is_missing(tmp_path: Path, monkey
     monkeypatch.undo()
     reader, note = load_recognizer(None)
     assert note == "generic letter model", "the shipped second look loads without a note"
+
+
+def test_a_malformed_confirm_step_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    onnx = tmp_path / "nun_gimel.onnx"
+    shutil.copy(DEFAULT_PAIR_MODEL, onnx)
+    raw = json.loads(DEFAULT_PAIR_MODEL.with_suffix(".json").read_text())
+    for bad in ({"from_score": 0.98, "agreement": 0.8, "from_px": 34.0, "below_px": 14.0}, {"agreement": 0.8}, 0.8):
+        onnx.with_suffix(".json").write_text(json.dumps({**raw, "confirm": bad}))
+        with pytest.raises(ModelError, match="build_nun_gimel_model.py"):
+            PairLook.load(onnx)
+    onnx.with_suffix(".json").write_text(json.dumps({**raw, "confirm": {"from_score": 0.98, "agreement": 0.8,
+                                                                        "from_px": 14.0, "below_px": 34.0}}))
+    assert PairLook.load(onnx).confirm == PairConfirm(0.98, 0.8, 14.0, 34.0)

@@ -54,8 +54,10 @@ def taught55005(generic: LetterRecognizer) -> LetterRecognizer:
 def test_the_shipped_model_lets_taught_faces_vouch_only_above_a_margin(generic: LetterRecognizer) -> None:
     rule = generic.model.calibration.taught_faces
     assert rule is not None and 0.0 < rule.margin <= 0.1 and rule.min_side_px >= 14.0
-    # on the fit's data a 15 px Gimel read as Nun was vouched for by its taught faces: none that small is
-    assert rule.min_side_px > 15.5
+    # the fit's own wrong reads from that size up lie below the margin: the taught faces vouched for none of them
+    fit = generic.model.calibration.meta["taught_face_fit"]
+    [(side, wrong, worst, margin, _right)] = [row for row in fit["by_min_side"] if row[0] == rule.min_side_px]
+    assert margin == rule.margin and (wrong == 0 or worst < rule.margin)
 
 
 def test_taught_faces_read_a_small_nun_that_its_size_refused(generic: LetterRecognizer,
@@ -96,7 +98,7 @@ def test_taught_faces_never_vouch_for_the_gimel_the_network_reads_as_nun(taught:
 
 def test_taught_faces_never_vouch_for_a_face_that_is_like_none_of_them(generic: LetterRecognizer) -> None:
     """letter_synth 99900002 (a held-out font): a Nun smeared on a 23 px face, read as Gimel at 0.96-0.98 by
-    the taught network, and 0.28-0.32 like its nearest taught Gimel (a small one), 0.16 like its nearest taught
+    the taught network (session 15's; 0.943 by session 16's), and 0.28-0.32 like its nearest taught Gimel (a small one), 0.16 like its nearest taught
     Nun. The margin alone (0.13) vouched for the Gimel; the face is like none of the taught faces, so they do
     not vouch and it stays with a judge."""
     taught = LetterRecognizer.from_enroll_dir(DATA / "enroll99900002", base=generic)
@@ -106,9 +108,18 @@ def test_taught_faces_never_vouch_for_a_face_that_is_like_none_of_them(generic: 
     compared = taught.taught_comparison(face_input(image, pose.face_quad), GIMEL, pose.confidence)
     assert compared is not None and compared.margin >= rule.margin and compared.likeness < rule.min_likeness
     got = taught.read(image, pose=pose)
+    assert got.letter is None, got.reason
+    # session 16's network is less sure of that Gimel (0.943, under the letter's own 0.95): with the letter
+    # thresholds at 0.93 the read reaches the taught faces, and the likeness floor is what refuses it ...
+    cal = taught.model.calibration
+    assert cal.letter_thresholds is not None
+    low = replace(cal, letter_thresholds=tuple(min(x, 0.93) for x in cal.letter_thresholds))
+    lower = LetterRecognizer(replace_calibration(taught.model, low), taught.protos, taught.proto_letters,
+                             faces=taught.faces, pair=taught.pair)
+    got = lower.read(image, pose=pose)
     assert got.letter is None and "like none of the taught faces" in got.reason, got.reason
-    # the same rule without the likeness floor reads the wrong letter: the floor is what refuses it
-    loose = replace(taught.model.calibration, taught_faces=replace(rule, min_likeness=0.0))
+    # ... the same rule without the floor reads the wrong letter
+    loose = replace(low, taught_faces=replace(rule, min_likeness=0.0))
     without_floor = LetterRecognizer(replace_calibration(taught.model, loose), taught.protos, taught.proto_letters,
                                      faces=taught.faces, pair=taught.pair)
     assert without_floor.read(image, pose=pose).letter is Letter.GIMEL
