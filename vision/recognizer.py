@@ -351,9 +351,9 @@ class Calibration:
 @dataclass(frozen=True)
 class PairConfirm:
     """A second step of the second look's rule (``confirm`` in nun_gimel.json, session 16): a Nun or Gimel on a face
-    from ``from_px`` to ``below_px`` (inf: any larger) that the letter network reads at least at ``from_score`` (min(confidence,
-    steadiness)) but below its size's threshold needs only ``agreement`` from the second look, instead of the
-    ``pair_bins`` threshold. The two networks' mistakes are not the same ones: a wrong read that the letter network
+    from ``from_px`` to ``below_px`` (inf: any larger) that the letter network reads at least at ``from_score``
+    (min(confidence, steadiness)) but below its size's threshold needs only ``agreement`` from the second look,
+    instead of the ``pair_bins`` threshold. The two networks' mistakes are not the same ones: a wrong read that the letter network
     is fairly sure of is seldom one the second look backs, so together they read more of the small faces than
     either's threshold alone, within the same bound on wrong reads (fitted together on held-out fonts by
     ``scripts/build_nun_gimel_model.py``)."""
@@ -369,8 +369,9 @@ class PairConfirm:
                 "below_px": None if math.isinf(self.below_px) else self.below_px}
 
 
-def _pair_confirm(raw: object) -> PairConfirm | None:
-    """``confirm`` of nun_gimel.json (absent or null: no second step); ``below_px`` null is every larger face."""
+def read_pair_confirm(raw: object) -> PairConfirm | None:
+    """``confirm`` of nun_gimel.json (absent or null: no second step; ``below_px`` null: every larger face); raises
+    ValueError when it is malformed."""
     if raw is None:
         return None
     if not isinstance(raw, dict):
@@ -381,10 +382,6 @@ def _pair_confirm(raw: object) -> PairConfirm | None:
             and 0.0 <= got.from_px < got.below_px):
         raise ValueError(f"confirm out of range: {got}")
     return got
-
-
-#: nun_gimel.json's ``confirm`` read as :class:`PairConfirm` (None when absent); raises ValueError when malformed
-read_pair_confirm = _pair_confirm
 
 
 class PairLook:
@@ -422,7 +419,7 @@ class PairLook:
             bins = _confusable_bins(raw.get("pair_bins"))
             if bins is None and require_bins:
                 raise ValueError("no pair_bins (not calibrated)")
-            confirm = _pair_confirm(raw.get("confirm"))
+            confirm = read_pair_confirm(raw.get("confirm"))
         except (KeyError, ValueError, TypeError) as exc:
             raise ModelError(f"Nun/Gimel second look {side} is malformed ({exc}): rebuild it with "
                              "scripts/build_nun_gimel_model.py") from exc
@@ -895,7 +892,8 @@ class LetterRecognizer:
                 if steady is None:
                     steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
                 if steady >= threshold:
-                    pair_at = pair.needed(side, min(confidence, steady)) or pair_at
+                    needed = pair.needed(side, min(confidence, steady))
+                    pair_at = pair_at if needed is None else needed
                     agree = pair.agreement(image_bgr, quad, LETTERS[best], need=pair_at)
                     if agree >= pair_at:
                         return accept(f"second look {agree:.3f} >= {pair_at:.3f}")
