@@ -23,8 +23,9 @@ About 7 minutes for 6000 stills on two cores.
 from __future__ import annotations
 
 import argparse
-import json
+import math
 import sys
+from dataclasses import replace
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -35,10 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
 import build_letter_model as build  # noqa: E402
+from bench_letters import model_reader  # noqa: E402
 
 from controller.rules.letters import Letter  # noqa: E402
 from vision.letter_synth import HELD_OUT_FAMILIES, font_family, hebrew_fonts  # noqa: E402
-from vision.recognizer import DEFAULT_MODEL, DEFAULT_PAIR_MODEL, LETTERS, read_pair_confirm  # noqa: E402
+from vision.recognizer import DEFAULT_MODEL, LETTERS, Calibration, ConfusableBin, PairLook  # noqa: E402
 
 KINDS = ("twin", "synth")
 #: thresholds the report's ladder tries
@@ -91,76 +93,61 @@ def rows_for(model: Path, n: int, worn: bool, workers: int, offset: int = 0) -> 
     return np.array([r for part in parts for r in part], np.float64).reshape(-1, 7)
 
 
-def threshold_at(bins: list[dict[str, float | None]], side: float) -> float | None:
-    """The threshold of the bin ``side`` falls in (``letters.json``'s ``confusable_bins`` or ``pair_bins``)."""
-    for b in bins:
-        if b["below_px"] is None or side < float(b["below_px"]):
-            return None if b["threshold"] is None else float(b["threshold"])
-    return None
-
-
-def accepted(rows: np.ndarray, bins: list[dict[str, float | None]], pair: dict[str, object] | None,
-             floor: float) -> tuple[np.ndarray, np.ndarray]:
-    """Which Nun/Gimel reads ``read`` would accept untaught: by their face size (min(confidence, steadiness) at
-    the bin's threshold), or else by the second look (``pair``: nun_gimel.json's ``pair_bins`` and ``confirm``;
-    the read at ``floor``, steady at it, a size bin that is not "never", and the agreement at the pair bin's
-    threshold, or ``confirm``'s for a read at its score). Rows saved before the agreement column have no second
-    look."""
-    pair_bins = None if pair is None else pair["pair_bins"]
-    confirm = None if pair is None else read_pair_confirm(pair.get("confirm"))
+def accepted(rows: np.ndarray, calibration: Calibration, look: PairLook | None) -> tuple[np.ndarray, np.ndarray]:
+    """Which Nun/Gimel reads ``LetterRecognizer.read`` would accept untaught, decided by the recognizer's own rules:
+    by their face size (``Calibration.confusable_threshold``, min(confidence, steadiness) at it and at the letter's
+    threshold), or else by the second look (``look``: the read at the letter's threshold, steady at it, a size that
+    is read at all, and the agreement ``PairLook.needed`` asks, its ``confirm`` step included). Rows saved before
+    the agreement column have no second look."""
     side, _truth, best, conf, steady = rows.T[:5]
     agree = rows[:, 6] if rows.shape[1] > 6 else np.zeros(len(rows))
     by_size = np.zeros(len(rows), bool)
     by_pair = np.zeros(len(rows), bool)
     for i in np.flatnonzero(np.isin(best, (NUN, GIMEL))):
-        at_size = threshold_at(bins, side[i])
-        if at_size is not None and min(conf[i], steady[i]) >= max(at_size, floor):
+        floor = calibration.threshold_of(int(best[i]))
+        score = min(conf[i], steady[i])
+        at_size = calibration.confusable_threshold(side[i])
+        if at_size is not None and score >= max(at_size, floor):
             by_size[i] = True
             continue
-        pair_at = None if pair_bins is None else threshold_at(pair_bins, side[i])
-        if pair_at is not None and confirm is not None and confirm.from_px <= side[i] < confirm.below_px and min(
-                conf[i], steady[i]) >= confirm.from_score:
-            pair_at = min(pair_at, confirm.agreement)
-        by_pair[i] = (at_size is not None and pair_at is not None and conf[i] >= floor and steady[i] >= floor
-                      and agree[i] >= pair_at)
+        need = None if look is None else look.needed(side[i], score)
+        by_pair[i] = (at_size is not None and need is not None and conf[i] >= floor and steady[i] >= floor
+                      and agree[i] >= need)
     return by_size, by_pair
 
 
-def report(rows: np.ndarray, model: Path, bins: list[dict[str, float | None]] | None = None,
-           pair: dict[str, object] | None = None) -> tuple[int, int]:
-    """Print the Nun/Gimel reads of ``rows`` at ``bins`` (default: the model's own) and the second look's rule
-    ``pair`` (nun_gimel.json; None: without it), by face size and renderer; return (right, wrong) in all."""
-    if bins is None:
-        bins = json.loads(model.with_suffix(".json").read_text())["confusable_bins"]
-    floor = 0.95
+def report(rows: np.ndarray, name: str, calibration: Calibration, look: PairLook | None) -> tuple[int, int]:
+    """Print the Nun/Gimel reads of ``rows`` that ``calibration`` and the second look ``look`` (None: without it)
+    accept, by face size and renderer; return (right, wrong) in all."""
+    bins = calibration.confusable_bins or ()
     side, truth, best, conf, steady, kind = rows.T[:6]
     read = np.minimum(conf, steady)
     ng = np.isin(best, (NUN, GIMEL))
-    by_size, by_pair = accepted(rows, bins, pair, floor)
+    by_size, by_pair = accepted(rows, calibration, look)
     counted = by_size | by_pair
     lo = 0.0
-    print(f"{model.name}: {len(rows)} faces; Nun/Gimel reads by face size (px from-to, threshold: reads, right and "
-          f"wrong read{'' if pair is None else ' (of them by the second look)'}, the surest wrong reads with "
+    print(f"{name}: {len(rows)} faces; Nun/Gimel reads by face size (px from-to, threshold: reads, right and "
+          f"wrong read{'' if look is None else ' (of them by the second look)'}, the surest wrong reads with "
           "their renderer)")
     for b in bins:
-        hi = b["below_px"] if b["below_px"] is not None else float("inf")
+        hi = b.below_px
         here = ng & (side >= lo) & (side < hi)
         wrong = here & (truth != best)
         right_n, wrong_n = int((counted & here & (truth == best)).sum()), int((counted & wrong).sum())
         pair_r, pair_w = int((by_pair & here & (truth == best)).sum()), int((by_pair & wrong).sum())
         order = np.argsort(-read[wrong])[:4]
         surest = ", ".join(f"{read[wrong][i]:.4f} {KINDS[int(kind[wrong][i])]}" for i in order)
-        extra = "" if pair is None else f" ({pair_r}/{pair_w})"
-        print(f"  {lo:4.0f}-{'' if hi == float('inf') else f'{hi:.0f}':4s} {b['threshold'] or 'never'}: "
+        extra = "" if look is None else f" ({pair_r}/{pair_w})"
+        print(f"  {lo:4.0f}-{'' if hi == float('inf') else f'{hi:.0f}':4s} {b.threshold or 'never'}: "
               f"{int(here.sum()):4d} reads, {right_n:4d} right, {wrong_n:2d} wrong{extra} | {surest}")
         lo = hi
     total_right, total_wrong = int((counted & (truth == best)).sum()), int((counted & (truth != best)).sum())
     share = total_wrong / max(1, total_right + total_wrong)
     print(f"  in all: {total_right} right and {total_wrong} wrong Nun/Gimel reads ({share:.2%} of them wrong; "
           f"95% bound {build.wrong_share_bound(total_wrong, total_right + total_wrong):.2%})")
-    for k, name in enumerate(KINDS):
+    for k, kind_name in enumerate(KINDS):
         mine = counted & (kind == k)
-        print(f"    {name}: {int((mine & (truth == best)).sum())} right, {int((mine & (truth != best)).sum())} wrong")
+        print(f"    {kind_name}: {int((mine & (truth == best)).sum())} right, {int((mine & (truth != best)).sum())} wrong")
     # what one threshold for every 14-34 px face would trade: the ladder a rate-based fit chooses from
     small = ng & (side >= 14.0) & (side < 34.0)
     print("  one threshold for all 14-34 px faces, by face size alone: right / wrong Nun/Gimel reads above it "
@@ -174,22 +161,12 @@ def report(rows: np.ndarray, model: Path, bins: list[dict[str, float | None]] | 
     return total_right, total_wrong
 
 
-def rate_fit(rows: np.ndarray, model: Path, share: float) -> list[dict[str, float | None]]:
+def rate_fit(rows: np.ndarray, calibration: Calibration, share: float) -> tuple[ConfusableBin, ...]:
     """The bins the build's rate rule (``fit_confusable_bins(max_wrong_share=share)``) fits on ``rows``, with the
-    model's own open-ended large-face bin (its rows are other stills)."""
-    own = json.loads(model.with_suffix(".json").read_text())["confusable_bins"]
+    calibration's own open-ended large-face bin (its rows are other stills)."""
     small = [(float(r[0]), int(r[1]), int(r[2]), float(r[3]), float(r[4])) for r in rows]
     fitted, _ = build.fit_confusable_bins(small, 0.95, build.SMALL_FACE_EDGES[:-1], max_wrong_share=share)
-    return [{"below_px": b.below_px, "threshold": b.threshold} for b in fitted] + [
-        b for b in own if b["below_px"] is None]
-
-
-def pair_rule_of(model: Path) -> dict[str, object]:
-    """The second look's rule (nun_gimel.json) that ``bench_letters.model_reader`` pairs with ``model``:
-    ``<stem>.pair.json`` beside it, else the committed one."""
-    own = model.with_name(f"{model.stem}.pair.json")
-    path = own if own.is_file() else DEFAULT_PAIR_MODEL.with_suffix(".json")
-    return dict(json.loads(path.read_text()))
+    return (*fitted, *(b for b in calibration.confusable_bins or () if math.isinf(b.below_px)))
 
 
 def main() -> None:
@@ -213,13 +190,13 @@ def main() -> None:
             rows_for(args.model, args.n, args.worn, args.workers, CHECK_OFFSET if args.check else 0))
     if args.save:
         np.save(args.save, rows)
-    pair = None if args.no_pair else pair_rule_of(args.model)
-    bins = None
+    reader = model_reader(args.model)  # the network's calibration and the second look fitted to it
+    calibration = reader.model.calibration
     if args.fit_rows is not None:
-        bins = rate_fit(np.load(args.fit_rows), args.model, args.share)
+        calibration = replace(calibration, confusable_bins=rate_fit(np.load(args.fit_rows), calibration, args.share))
         print(f"bins fitted by the rate rule ({args.share:.2%}) on {args.fit_rows}: "
-              + ", ".join(f"<{b['below_px']}: {b['threshold']}" for b in bins))
-    report(rows, args.model, bins, pair)
+              + ", ".join(f"<{b.below_px}: {b.threshold}" for b in calibration.confusable_bins or ()))
+    report(rows, args.model.name, calibration, None if args.no_pair else reader.pair)
 
 
 if __name__ == "__main__":

@@ -399,7 +399,7 @@ SMALL_FACE_MAX_THRESHOLD = 0.995
 #: small Hey, Shin or Pe read as one of them is a wrong read too)
 SMALL_FACE_LETTERS = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.NUN, Letter.GIMEL, Letter.SHIN, Letter.PE)
 
-#: the rate rule (``--small-face-rule rate``, the default since session 16): the faces of 12-34 px share one threshold,
+#: the rate rule (``--small-face-rule rate``, the default since session 16): the faces of 14-34 px share one threshold,
 #: the lowest at which at most this share of their Nun/Gimel reads above it are wrong, at this confidence (the
 #: one-sided Clopper-Pearson bound of :func:`wrong_share_bound`), fitted on ``RATE_FIT_STILLS`` stills; candidates
 #: run in steps of ``RATE_STEP`` up to ``RATE_MAX_THRESHOLD``
@@ -416,9 +416,7 @@ def wrong_share_bound(wrong: int, reads: int, confidence: float = SMALL_FACE_BOU
     """The one-sided Clopper-Pearson upper bound on a wrong-read share after ``wrong`` wrong of ``reads`` reads: the
     share p at which seeing ``wrong`` or fewer would happen only 1 - ``confidence`` of the time (1.0 with no reads).
     Exact binomial sums in logs, solved by bisection (no SciPy on the table or in the build)."""
-    if reads <= 0:
-        return 1.0
-    if wrong >= reads:
+    if reads <= 0 or wrong >= reads:
         return 1.0
     alpha = 1.0 - confidence
 
@@ -431,7 +429,7 @@ def wrong_share_bound(wrong: int, reads: int, confidence: float = SMALL_FACE_BOU
     lo, hi = wrong / reads, 1.0
     for _ in range(60):  # the tail falls as p rises: find where it crosses alpha
         mid = 0.5 * (lo + hi)
-        if mid <= 0.0 or at_most_wrong(mid) > alpha:
+        if at_most_wrong(mid) > alpha:
             lo = mid
         else:
             hi = mid
@@ -525,6 +523,20 @@ def small_face_rows(args: argparse.Namespace, held: list[str], model: Path) -> l
     return [r for part in parts for r in part]
 
 
+#: the indices of Nun and Gimel in ``LETTERS``: the letters the face-size thresholds are for
+CONFUSABLE_INDICES = (LETTERS.index(Letter.NUN), LETTERS.index(Letter.GIMEL))
+
+
+def _small_arrays(rows: list[SmallRow]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The face-size fit's rows as arrays: side (px), true letter, best letter, and the score a read counts at,
+    min(confidence, steadiness), as ``read`` decides."""
+    side = np.array([r[0] for r in rows], np.float64)
+    truth = np.array([r[1] for r in rows], np.int64)
+    best = np.array([r[2] for r in rows], np.int64)
+    score = np.array([min(r[3], r[4]) for r in rows], np.float64)
+    return side, truth, best, score
+
+
 def rate_threshold(rows: list[SmallRow], floor: float, max_wrong_share: float = SMALL_FACE_MAX_WRONG_SHARE,
                    below_px: float = SMALL_FACE_EDGES[-2], from_px: float = SMALL_FACE_EDGES[0]
                    ) -> tuple[float | None, int, int]:
@@ -532,12 +544,8 @@ def rate_threshold(rows: list[SmallRow], floor: float, max_wrong_share: float = 
     (``floor``, then steps of ``RATE_STEP`` up to ``RATE_MAX_THRESHOLD``) at which :func:`wrong_share_bound` of the
     reads at or above it is at most ``max_wrong_share``; with the right and wrong reads above it. None (never read)
     when no candidate is safe."""
-    confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
-    side = np.array([r[0] for r in rows], np.float64)
-    truth = np.array([r[1] for r in rows], np.int64)
-    best = np.array([r[2] for r in rows], np.int64)
-    score = np.array([min(r[3], r[4]) for r in rows], np.float64)
-    sel = np.isin(best, confusable) & (side >= from_px) & (side < below_px)
+    side, truth, best, score = _small_arrays(rows)
+    sel = np.isin(best, CONFUSABLE_INDICES) & (side >= from_px) & (side < below_px)
     steps = int(round((RATE_MAX_THRESHOLD - floor) / RATE_STEP))
     for t in [round(floor + k * RATE_STEP, 4) for k in range(max(0, steps) + 1)]:
         above = sel & (score >= t)
@@ -563,11 +571,8 @@ def fit_confusable_bins(rows: list[SmallRow], floor: float, edges: tuple[float, 
     reads are wrong (50 of 181 in session 16's fit), and a bound pooled with the larger faces would let those vouch
     for them (the second look is not asked there either). The open-ended bin of large faces (other stills) keeps
     the margin rule, but never below the small faces' threshold."""
-    confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
-    side = np.array([r[0] for r in rows])
-    truth = np.array([r[1] for r in rows], np.int64)
-    best = np.array([r[2] for r in rows], np.int64)
-    score = np.array([min(r[3], r[4]) for r in rows])
+    confusable = list(CONFUSABLE_INDICES)
+    side, truth, best, score = _small_arrays(rows)
     ng = np.isin(best, confusable)
     pooled = (None if max_wrong_share is None
               else rate_threshold(rows, floor, max_wrong_share, max(e for e in edges if e <= SMALL_FACE_EDGES[-2]))[0])
@@ -578,10 +583,9 @@ def fit_confusable_bins(rows: list[SmallRow], floor: float, edges: tuple[float, 
         sel = ng & (side >= lo) & (side < hi)
         wrong = sel & (best != truth)
         worst = float(score[wrong].max()) if wrong.any() else 0.0
-        if max_wrong_share is not None and hi <= SMALL_FACE_EDGES[0]:
-            t, cap = 2.0, RATE_MAX_THRESHOLD
-        elif max_wrong_share is not None and hi <= SMALL_FACE_EDGES[-2]:
-            t = 2.0 if pooled is None else pooled
+        if max_wrong_share is not None and hi <= SMALL_FACE_EDGES[-2]:
+            # the pooled threshold from 14 px; under 14 px (and when none is safe) never: 2 is over every cap
+            t = pooled if pooled is not None and hi > SMALL_FACE_EDGES[0] else 2.0
             cap = RATE_MAX_THRESHOLD
         else:
             t, cap = max(floor, worst + SMALL_FACE_MARGIN), SMALL_FACE_MAX_THRESHOLD
@@ -1203,7 +1207,7 @@ def main() -> None:
                          f"fitted (default {RATE_FIT_STILLS} for the rate rule, 1000 for the margin rule; 0: none, a Nun "
                          "or Gimel is then read only on faces of 26 px or more)")
     ap.add_argument("--small-face-rule", choices=["rate", "margin"], default="rate",
-                    help=f"rate: one threshold for the 12-34 px faces, the lowest at which at most "
+                    help=f"rate: one threshold for the 14-34 px faces (under 14 px never), the lowest at which at most "
                          f"{100 * SMALL_FACE_MAX_WRONG_SHARE:.1f}%% of their Nun/Gimel reads are wrong at "
                          f"{100 * SMALL_FACE_BOUND_CONFIDENCE:.0f}%% confidence (letter_synth's fit stills worn three in "
                          "ten); "

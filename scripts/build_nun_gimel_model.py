@@ -334,8 +334,8 @@ def agreements(look: PairLook, rows: np.ndarray, faces: np.ndarray) -> np.ndarra
 
 
 def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...], letter_threshold: float,
-                  edges: tuple[float, ...] = SMALL_FACE_EDGES, max_wrong_share: float | None = None
-                  ) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
+                  edges: tuple[float, ...] = SMALL_FACE_EDGES, max_wrong_share: float | None = None,
+                  small_rule: SmallRule | None = None) -> tuple[tuple[ConfusableBin, ...], list[list[object]]]:
     """The second look's agreement a Nun or Gimel read must reach when the letter network reads it at the letter's
     own threshold, steadily, but its face size refuses it: one threshold for every face from ``MIN_SIDE_PX`` up,
     ``MARGIN`` above the most confident wrong read among ALL such reads of the calibration (refused by their size
@@ -348,7 +348,8 @@ def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...],
     :func:`fit_small_rule` instead: the Nun/Gimel reads that either rule lets through, the face size's and the
     second look's together, are at most that share wrong at 95% confidence (``wrong_share_bound``): the letter
     build fits the size thresholds the same way, and the second look may only add reads within what is left of the
-    bound. The large faces keep the margin rule, on their own wrong reads."""
+    bound (``small_rule``: that fit, when the caller has made it already). The large faces keep the margin rule, on
+    their own wrong reads."""
     confusable = [LETTERS.index(x) for x in PAIR]
     side, truth, best, conf, steady, agree = rows.T
     truth, best = truth.astype(int), best.astype(int)
@@ -368,7 +369,7 @@ def fit_pair_bins(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...],
     ok = t <= MAX_THRESHOLD and added >= MIN_READS
     small_t, small_ok = t, ok
     if max_wrong_share is not None:
-        rule = fit_small_rule(rows, calibration_bins, letter_threshold, max_wrong_share)
+        rule = small_rule or fit_small_rule(rows, calibration_bins, letter_threshold, max_wrong_share)
         small_ok = rule is not None
         small_t = rule.pair if rule is not None else t
     fitted: list[float | None] = []
@@ -430,7 +431,7 @@ def fit_small_rule(rows: np.ndarray, calibration_bins: tuple[ConfusableBin, ...]
     cand = steady_read & ~np.isnan(at_size) & ~by_size
     right0, wrong0 = int((by_size & (best == truth)).sum()), int((by_size & (best != truth)).sum())
     ok_c, score_c, agree_c = (best == truth)[cand], score[cand], agree[cand]
-    top = float(np.nanmax(np.where(np.isnan(at_size[cand]), np.nan, at_size[cand]))) if cand.any() else letter_threshold
+    top = float(at_size[cand].max()) if cand.any() else letter_threshold
     scores = [round(letter_threshold + k * CONFIRM_SCORE_STEP, 4)
               for k in range(int(round((top - letter_threshold) / CONFIRM_SCORE_STEP)) + 1)]
     best_rule: tuple[tuple[int, int, bool, float, float, float], SmallRule] | None = None
@@ -507,8 +508,9 @@ def main() -> None:
     cal = LetterModel.load(args.letter_model).calibration
     letter_threshold = max(cal.threshold_of(LETTERS.index(x)) for x in PAIR)
     share = SMALL_FACE_MAX_WRONG_SHARE if args.rule == "rate" else None
-    bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold, max_wrong_share=share)
     small_rule = None if share is None else fit_small_rule(rows, cal.confusable_bins or (), letter_threshold, share)
+    bins, report = fit_pair_bins(rows, cal.confusable_bins or (), letter_threshold, max_wrong_share=share,
+                                 small_rule=small_rule)
     confirm = None if small_rule is None else small_rule.confirm
     if small_rule is not None:
         print(f"rate rule, faces of {MIN_SIDE_PX:.0f}-{SMALL_FACE_EDGES[-2]:.0f} px: second look from {small_rule.pair}, "
