@@ -4,12 +4,15 @@
     .venv/bin/python bench/same_verdicts.py run --tree /tmp/h24/base --out /tmp/h24/base.json REC...
     .venv/bin/python bench/same_verdicts.py run --tree /tmp/h24/mine --out /tmp/h24/mine.json REC...
     .venv/bin/python bench/same_verdicts.py compare /tmp/h24/base.json /tmp/h24/mine.json
+    .venv/bin/python bench/same_verdicts.py score /tmp/h24/base.json /tmp/h24/mine.json
 
 ``run`` analyzes each recording twice, with its IMU and camera-only (``--no-imu``), exactly as
 ``sevivon analyze --json`` does, and keeps each spin's JSON and, for every frame, what the tracker
 returned (the dreidel's blob, the hands, merged, motion, in tray, lost at the edge). ``compare`` says
 whether the two are identical; where they are not, it lists the spins whose verdict, reasons or letter
 differ and the largest time difference, and how many frames' tracking differs and by how much.
+``score`` measures a behaviour change instead: each output against the recordings' ``truth.json`` (the
+accuracy table of ``bench/eval_unseen.py``), and with two outputs every true spin judged differently.
 
 Build the "after" tree as the "before" tree with only the changed files copied over it, so that other
 people's work in progress does not enter the comparison. Never pass held-out recordings.
@@ -126,6 +129,61 @@ def compare(a_path: Path, b_path: Path) -> bool:
     return same
 
 
+def _scored(path: Path) -> dict[tuple[str, bool], tuple[list[Any], list[Any], list[Any]]]:
+    """Each judging of a ``run`` output matched with its recording's truth: (truth, matched verdicts, invented)."""
+    from eval_unseen import match
+
+    out = {}
+    for r in json.loads(path.read_text())["results"]:
+        truth = json.loads((Path(r["rec"]) / "truth.json").read_text())
+        got, invented = match(truth, r["spins"])
+        out[(r["rec"], r["imu"])] = (truth, got, invented)
+    return out
+
+
+def _outcome(truth: dict[str, Any], got: dict[str, Any] | None) -> str:
+    """What the judge said about one true spin, in the words a change list needs."""
+    if got is None:
+        return "missed"
+    stable = "-" if got.get("stable_s") is None else f"{got['stable_s']:.3f}"
+    rest = "-" if got.get("rest_t") is None else f"{got['rest_t']:.2f}"
+    return (f"valid={got.get('valid')} {','.join(got.get('reasons') or []) or '-'} letter={got.get('letter')} "
+            f"stable={stable} rest={rest}")
+
+
+def score(paths: list[Path]) -> None:
+    """Print the accuracy table (``bench/eval_unseen.py``'s) of each ``run`` output against the recordings'
+    ``truth.json``, by renderer and mode; with two outputs, also every true spin whose outcome differs."""
+    from eval_unseen import HEADER, SpinResult, Tally, add, row
+
+    runs = [_scored(p) for p in paths]
+    for p, scored in zip(paths, runs, strict=True):
+        print(f"{p.name}\n{HEADER}")
+        tallies: dict[str, Tally] = {}
+        for (rec, imu), (truth, got, invented) in sorted(scored.items()):
+            group = f"{'twin' if Path(rec).name.startswith('seed') else 'altsim'} {'imu' if imu else 'camera'}"
+            for key in (group, "all"):
+                t = tallies.setdefault(key, Tally())
+                t.invented += len(invented)
+                for tr, g in zip(truth, got, strict=True):
+                    add(t, SpinResult(rec, 0, "imu" if imu else "camera", tr, g, {}), [])
+        for key in sorted(tallies, key=lambda k: (k == "all", k)):
+            print(row(key, tallies[key]))
+    if len(runs) == 2:
+        print("true spins judged differently (truth: first -> second)")
+        a, b = runs
+        for key in sorted(set(a) & set(b)):
+            (truth, ga, ia), (_, gb, ib) = a[key], b[key]
+            name = f"{Path(key[0]).name} {'imu' if key[1] else 'camera'}"
+            for tr, x, y in zip(truth, ga, gb, strict=True):
+                if _outcome(tr, x) != _outcome(tr, y):
+                    print(f"  {name} spin {tr['index']} ({tr['kind']}, valid={tr['valid']} "
+                          f"{','.join(tr['reasons']) or '-'} letter={tr['letter']} stable={tr['stable_s']:.3f} "
+                          f"rest={tr['rest_t']:.2f}):\n      {_outcome(tr, x)}\n   -> {_outcome(tr, y)}")
+            if len(ia) != len(ib):
+                print(f"  {name}: invented {len(ia)} -> {len(ib)}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -137,9 +195,15 @@ def main() -> None:
     c = sub.add_parser("compare", help="compare two run outputs")
     c.add_argument("a", type=Path)
     c.add_argument("b", type=Path)
+    sc = sub.add_parser("score", help="score run outputs against the recordings' truth (two: list what changed)")
+    sc.add_argument("runs", type=Path, nargs="+")
     args = ap.parse_args()
     if args.cmd == "run":
         run(args.tree, args.out, args.recs, letters=not args.no_letters)
+    elif args.cmd == "score":
+        if len(args.runs) > 2:
+            ap.error("score takes one or two run outputs")
+        score(args.runs)
     else:
         sys.exit(0 if compare(args.a, args.b) else 1)
 
