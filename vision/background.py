@@ -84,12 +84,19 @@ def _median_and_noise_u8(frames: list[np.ndarray]) -> tuple[np.ndarray, float]:
         # numpy averages the middle two in float32: whole numbers up to 510, halved, are exact
         med += upper
         med /= np.float32(2.0)
+    return med, _noise_u8(frames, med)
+
+
+def _noise_u8(frames: list[np.ndarray], med: np.ndarray, where: np.ndarray | None = None) -> float:
+    """The sensor noise of uint8 BGR ``frames`` about their median ``med`` (float32, whole or half numbers):
+    1.4826 x the median over pixels and frames of the largest channel's deviation, at least 1.5; over the
+    pixels where ``where`` (a boolean mask) is True, or over the whole picture."""
     twice = (2 * med).astype(np.int16)
     counts = np.zeros(512, np.int64)
     for frame in frames:
         d = np.abs(frame.astype(np.int16) * 2 - twice)
         largest = np.maximum(np.maximum(d[..., 0], d[..., 1]), d[..., 2])
-        counts += np.bincount(largest.ravel(), minlength=512)
+        counts += np.bincount((largest if where is None else largest[where]).ravel(), minlength=512)
     below = np.cumsum(counts)
     total = int(below[-1])
 
@@ -99,7 +106,7 @@ def _median_and_noise_u8(frames: list[np.ndarray]) -> tuple[np.ndarray, float]:
 
     a, b = kth_half((total - 1) // 2), kth_half(total // 2)
     dev_median = a if total % 2 else (a + b) / np.float32(2.0)
-    return med, float(max(1.5, float(dev_median * 1.4826)))
+    return float(max(1.5, float(dev_median * 1.4826)))
 
 
 class BackgroundError(RuntimeError):
@@ -337,6 +344,10 @@ class BackgroundModel:
         self._last_t: float | None = None
         self.tray: TrayRegion | None = None
         self.noise: float = 4.0
+        # the noise over the tray alone: the felt, where the dreidel is, is often darker (less noisy) than a
+        # bright table round it, which dominates the picture's noise (altsim 1040003: 4.45 over the
+        # picture, 2.22 over its black felt)
+        self.tray_noise: float = 4.0
         self.gain: float = 1.0
         self._gain_count = 0
         self._sample_idx: tuple[np.ndarray, np.ndarray] | None = None
@@ -422,6 +433,7 @@ class BackgroundModel:
             else:
                 self._full = np.median(np.stack(chosen), axis=0).astype(np.uint8)
         self.tray = self._calibrated_tray if self._calibrated_tray is not None else find_tray(self._bg_u8)
+        self.tray_noise = self._noise_within(med, self.tray.mask > 0)
         h, w = self._bg_u8.shape[:2]
         ys, xs = np.mgrid[2:h:6, 2:w:6]
         inside = self.tray.mask[ys, xs] > 0
@@ -432,11 +444,24 @@ class BackgroundModel:
         self._learn.clear()
         self._learn_full.clear()
 
+    def _noise_within(self, med: np.ndarray, inside: np.ndarray) -> float:
+        """The sensor noise of the learning frames over the pixels ``inside`` (the picture's :attr:`noise`
+        where they are too few to tell: under 200 pixels)."""
+        if int(np.count_nonzero(inside)) < 200 or inside.all():
+            return self.noise
+        if self._learn[0].dtype == np.uint8:
+            return _noise_u8(self._learn, med, inside)
+        stack = np.stack(self._learn).astype(np.float32)
+        dev = np.abs(stack - med).max(axis=3)
+        return float(max(1.5, np.median(dev[:, inside]) * 1.4826))
+
     def set_tray(self, tray: TrayRegion) -> None:
-        """Override the tray boundary (a calibration)."""
+        """Override the tray boundary (a calibration). After learning, the tray's noise is the picture's: the
+        frames it was measured on are gone (a calibration given before learning gets its own)."""
         self._calibrated_tray = tray
         if self._bg is not None:
             self.tray = tray
+            self.tray_noise = self.noise
 
     def difference(self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None = None) -> np.ndarray:
         """Per-pixel change from the empty tray (uint8: the largest change over B, G, R), after the global gain.
@@ -448,9 +473,10 @@ class BackgroundModel:
         b_, g_, r_ = cv2.split(diff)
         return cv2.max(cv2.max(b_, g_), r_)
 
-    def foreground(self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None
-                   ) -> np.ndarray:
-        """The changed pixels (uint8, 255 = changed): those whose :meth:`difference` exceeds ``threshold``.
+    def foreground(self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None,
+                   tray_threshold: float | None = None) -> np.ndarray:
+        """The changed pixels (uint8, 255 = changed): those whose :meth:`difference` exceeds ``threshold``,
+        or ``tray_threshold`` inside the tray when it is given.
 
         The same mask as thresholding :meth:`difference`, in fewer passes over the picture: a pixel changed
         when any channel changed by more. Like :meth:`difference`, it counts as one look for the gain's
@@ -458,6 +484,14 @@ class BackgroundModel:
         """
         frame, ref = self._compared(small_bgr, roi)
         diff = cv2.absdiff(frame, ref)
+        if tray_threshold is not None and tray_threshold != threshold and self.tray is not None:
+            b_, g_, r_ = cv2.split(diff)
+            largest = cv2.max(cv2.max(b_, g_), r_)
+            _, out = cv2.threshold(largest, threshold, 255, cv2.THRESH_BINARY)
+            _, inner = cv2.threshold(largest, tray_threshold, 255, cv2.THRESH_BINARY)
+            mask = self.tray.mask if roi is None else self.tray.mask[roi[1] : roi[3], roi[0] : roi[2]]
+            cv2.copyTo(inner, mask, out)
+            return out
         cv2.threshold(diff, threshold, 255, cv2.THRESH_BINARY, dst=diff)
         # grey is non-zero wherever a channel is 255: blue, the lightest weight (0.114), still gives 29
         grey = cv2.cvtColor(diff, cv2.COLOR_BGR2GRAY)
