@@ -21,6 +21,9 @@ machine disturbs them less; medians of ``--repeats`` runs are printed.
 ``git archive REV | tar -x -C TREE``) in turns, one fresh process per run, so that both see the same
 minutes of a shared machine; it prints both medians and their ratio. ``--tree TREE`` measures TREE's code.
 
+``--rec REC`` times a recording on disk instead of the simulated one (a second-renderer recording whose felt
+is thresholded apart from the picture, ``DreidelTracker.thresholds``, shows that path's cost).
+
 ``--against TREE --interleaved`` compares the per-frame cost more finely: one process imports both trees
 (each its own copy of the modules) and feeds every frame to TREE's judge and to this one in turns, so both
 see the same milliseconds of the machine; it prints both means, their ratio, and the mean of each frame's
@@ -193,7 +196,7 @@ def against(base: Path, args: argparse.Namespace) -> None:
     for r in range(args.repeats):
         for name in (("base", "this") if r % 2 == 0 else ("this", "base")):
             cmd = [sys.executable, str(HERE), "--tree", str(trees[name]), "--repeats", "1", "--cache", str(args.cache),
-                   "--json"] + ([] if args.analyze else ["--no-analyze"])
+                   "--json"] + ([] if args.analyze else ["--no-analyze"]) + ([] if args.rec is None else ["--rec", str(args.rec)])
             got = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
             for key, values in got.items():
                 runs[name][key] += values
@@ -217,12 +220,17 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, default=None, help="measure the code in this tree")
     ap.add_argument("--no-analyze", dest="analyze", action="store_false", help="per frame only")
     ap.add_argument("--json", action="store_true", help="print the runs as JSON")
+    ap.add_argument("--rec", type=Path, default=None,
+                    help="time this recording instead of the simulated one (e.g. altsim 1040003, where the tracker "
+                         "thresholds the felt apart from the picture)")
     ap.add_argument("--interleaved", action="store_true",
                     help="with --against: per frame only, both trees in one process, frame by frame in turns")
     args = ap.parse_args()
     cv2.setNumThreads(1)
     args.cache.mkdir(parents=True, exist_ok=True)
-    rec = recording(args.cache)
+    rec = recording(args.cache) if args.rec is None else args.rec
+    if not (rec / "video.avi").is_file():
+        raise SystemExit(f"{rec} is no recording (video.avi is missing)")
     if args.interleaved:
         if args.against is None:
             raise SystemExit("--interleaved compares with another tree: give it --against TREE")
