@@ -109,6 +109,20 @@ def _noise_u8(frames: list[np.ndarray], med: np.ndarray, where: np.ndarray | Non
     return float(max(1.5, float(dev_median * 1.4826)))
 
 
+def _noise_f32(stack: np.ndarray, med: np.ndarray, where: np.ndarray | None = None) -> float:
+    """The sensor noise of float32 frames ``stack`` (N x H x W x 3) about their median ``med``, as
+    :func:`_noise_u8` measures it: the spread of each pixel over the frames, robustly over the picture (or over
+    the pixels where ``where`` is True)."""
+    dev = np.abs(stack - med).max(axis=3)
+    return float(max(1.5, np.median(dev if where is None else dev[:, where]) * 1.4826))
+
+
+def _largest_channel(diff: np.ndarray) -> np.ndarray:
+    """The largest of a BGR picture's three channels, pixel by pixel (uint8)."""
+    b_, g_, r_ = cv2.split(diff)
+    return cv2.max(cv2.max(b_, g_), r_)
+
+
 class BackgroundError(RuntimeError):
     """The background cannot be learned (for example, frames of the wrong size)."""
 
@@ -416,9 +430,7 @@ class BackgroundModel:
         else:
             stack = np.stack(self._learn).astype(np.float32)
             med = np.median(stack, axis=0)
-            # sensor noise: the spread of each pixel over the learning frames, robustly over the picture
-            dev = np.abs(stack - med).max(axis=3)
-            self.noise = float(max(1.5, np.median(dev) * 1.4826))
+            self.noise = _noise_f32(stack, med)
         self._bg = med.astype(np.float32)
         self._bg_u8 = np.clip(med + 0.5, 0, 255).astype(np.uint8)
         self._u8_version = self._version
@@ -451,9 +463,7 @@ class BackgroundModel:
             return self.noise
         if self._learn[0].dtype == np.uint8:
             return _noise_u8(self._learn, med, inside)
-        stack = np.stack(self._learn).astype(np.float32)
-        dev = np.abs(stack - med).max(axis=3)
-        return float(max(1.5, np.median(dev[:, inside]) * 1.4826))
+        return _noise_f32(np.stack(self._learn).astype(np.float32), med, inside)
 
     def set_tray(self, tray: TrayRegion) -> None:
         """Override the tray boundary (a calibration). After learning, the tray's noise is the picture's: the
@@ -469,9 +479,7 @@ class BackgroundModel:
         ``roi`` = (x0, y0, x1, y1) limits the work to a window (the result is that window's size).
         """
         frame, ref = self._compared(small_bgr, roi)
-        diff = cv2.absdiff(frame, ref)
-        b_, g_, r_ = cv2.split(diff)
-        return cv2.max(cv2.max(b_, g_), r_)
+        return _largest_channel(cv2.absdiff(frame, ref))
 
     def foreground(self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None,
                    tray_threshold: float | None = None) -> np.ndarray:
@@ -485,8 +493,7 @@ class BackgroundModel:
         frame, ref = self._compared(small_bgr, roi)
         diff = cv2.absdiff(frame, ref)
         if tray_threshold is not None and tray_threshold != threshold and self.tray is not None:
-            b_, g_, r_ = cv2.split(diff)
-            largest = cv2.max(cv2.max(b_, g_), r_)
+            largest = _largest_channel(diff)
             _, out = cv2.threshold(largest, threshold, 255, cv2.THRESH_BINARY)
             _, inner = cv2.threshold(largest, tray_threshold, 255, cv2.THRESH_BINARY)
             mask = self.tray.mask if roi is None else self.tray.mask[roi[1] : roi[3], roi[0] : roi[2]]
