@@ -25,12 +25,15 @@
    faces just above their most confident wrong read (``fit_confusable_bins``). ``--small-face-rule margin`` fits
    every bin the old way, just above its surest wrong read, which 1000 stills cannot show to be safe at 0.5%.
 6. Fit when the taught Nun and Gimel faces of a dreidel may vouch for a small Nun or Gimel that its size refuses
-   (``letters.json`` ``taught_faces``): 320 held-out-font dreidels (twin in one scene each, letter_synth), taught
-   3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; the margin by which the query
-   must be more like the taught faces of its letter than of the other lies above every wrong read's, from the
-   smallest face size where that margin is at most 0.1 (``fit_taught_faces``; about 30 minutes on two shared cores).
-   The margin and size are fitted on every read, so they are safe on their own; at run time the query must also be
-   ``TAUGHT_MIN_LIKENESS`` like a taught face of the letter read, a fixed guard the fit does not lean on.
+   (``letters.json`` ``taught_faces``): 960 held-out-font dreidels (twin in one scene each, letter_synth; 320
+   before session 18), taught 3 stills of each letter and asked 3 Nun, 3 Gimel and a Hey, read as at run time; the
+   margin by which the query must be more like the taught faces of its letter than of the other lies above every
+   wrong read's, from the smallest face size where that margin is at most 0.1 (``fit_taught_faces``; about 7
+   minutes on two cores). The margin and size are fitted on every read, so they are safe on their own; at run time
+   the query must also be ``TAUGHT_MIN_LIKENESS`` like a taught face of the letter read, a fixed guard the fit does
+   not lean on. On the same reads, the taught faces may also vouch for a read *below* the letter's own threshold
+   (at least 0.8, on a face at least 0.85 like a taught face of its letter: ``taught_faces.below_threshold``,
+   ``fit_taught_below``, session 18), a worn dreidel's Nun.
 
 Needs the optional ``model`` extra (``.venv/bin/pip install -e '.[model]'``); the table does not.
 Usage: .venv/bin/python scripts/build_letter_model.py --recipe   (the committed model, every stage)
@@ -82,6 +85,7 @@ from vision.recognizer import (  # noqa: E402
     Calibration,
     ConfusableBin,
     LetterModel,
+    TaughtBelowRule,
     TaughtFaceRule,
     enrolled_similarity,
     orientation_prior,
@@ -655,7 +659,23 @@ TAUGHT_MAX_MARGIN = 0.1
 #: ... and must leave at least this many right reads that only the taught faces admit (evidence, not luck)
 TAUGHT_MIN_READS = 20
 
-TaughtRow = tuple[float, int, int, float, float, float]  # (side px, true letter, best, confidence, steadiness, margin)
+#: below the letter's own threshold (``TaughtBelowRule``, session 18): a read counts from this confidence (and
+#: steadiness) up ...
+TAUGHT_BELOW_FLOOR = 0.8
+#: ... on a face at least this like its letter's nearest taught face (nearly the very face taught: the wrong reads
+#: that the taught faces favoured by 0.2-0.6 were 0.48-0.87 like them, on 960 held-out-font dreidels). Both are
+#: fixed, not searched: on those dreidels, choosing them with the margin by the most right reads gained admitted
+#: wrong reads on the dreidels left out (4 of 757 over 2- to 5-fold splits), fixing them none (0 of 616) ...
+TAUGHT_BELOW_LIKENESS = 0.85
+#: ... and the margin lies this far above the largest margin of a wrong read at those floors, on faces of that size
+#: or more (wider than the size rule's step: the fit sees few wrong reads this like a taught face) ...
+TAUGHT_BELOW_STEP = 0.05
+#: ... and at most this (a worn Nun that the network is unsure of was 0.13-0.19 more like its taught Nun)
+TAUGHT_BELOW_MAX_MARGIN = 0.2
+
+#: (side px, true letter, best, confidence, steadiness, margin, likeness); rows of six (before session 18) have no
+#: likeness, and the fits then take it as passing
+TaughtRow = tuple[float, ...]
 
 
 def taught_face_job(job: tuple[str, int, int, list[str], str, bool]) -> list[TaughtRow]:
@@ -715,8 +735,10 @@ def taught_face_job(job: tuple[str, int, int, list[str], str, bool]) -> list[Tau
             if got is None:
                 continue
             best, conf, steady, side = got
-            margin = taught.taught_margin(face_input(image, pose.face_quad), best, pose.confidence)
-            out.append((side, LETTERS.index(letter), best, conf, steady, float("nan") if margin is None else margin))
+            compared = taught.taught_comparison(face_input(image, pose.face_quad), best, pose.confidence)
+            margin, likeness = (float("nan"), float("nan")) if compared is None else (compared.margin,
+                                                                                      compared.likeness)
+            out.append((side, LETTERS.index(letter), best, conf, steady, margin, likeness))
     return out
 
 
@@ -743,8 +765,7 @@ def fit_taught_faces(rows: list[TaughtRow], floor: float, calibration: Calibrati
     admits. None when no size qualifies. Also a report (the reads, and per size tried: wrong reads, their
     largest margin, the right reads gained)."""
     confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
-    a = np.array(rows, np.float64).reshape(-1, 6)
-    side, truth, best, conf, steady, margin = a.T
+    side, truth, best, conf, steady, margin, _ = taught_columns(rows)
     cand = np.isin(best, confusable) & (conf >= floor) & (steady >= floor) & np.isfinite(margin)
     at_size = np.array([t if (t := calibration.confusable_threshold(x)) is not None else np.inf for x in side])
     refused = cand & (np.minimum(conf, steady) < at_size)  # as read() decides: refused at its size
@@ -766,6 +787,45 @@ def fit_taught_faces(rows: list[TaughtRow], floor: float, calibration: Calibrati
     return None, report
 
 
+def fit_taught_below(rows: list[TaughtRow], floor: float) -> tuple[TaughtBelowRule | None, dict[str, object]]:
+    """The rule by which the taught faces vouch for a Nun or Gimel read whose confidence or steadiness is *below*
+    the letter's own threshold ``floor`` (a read counts at min(confidence, steadiness), as ``read`` decides) but at
+    least ``TAUGHT_BELOW_FLOOR``, on a face at least ``TAUGHT_BELOW_LIKENESS`` like a taught face of its letter. From
+    the smallest face size of ``TAUGHT_SIDE_EDGES`` where it is safe, the margin a read must reach is
+    ``TAUGHT_BELOW_STEP`` above the largest margin of a wrong read at those floors (at any confidence from
+    ``TAUGHT_BELOW_FLOOR`` up) on faces of that size or more, at most ``TAUGHT_BELOW_MAX_MARGIN``, with at least
+    ``TAUGHT_MIN_READS`` right reads under ``floor`` that it admits. None when no size qualifies. Rows without a
+    likeness (six columns) count as alike. Also a report (per size tried: wrong reads, their largest margin, the
+    margin, the right reads gained)."""
+    confusable = [LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL)]
+    side, truth, best, conf, steady, margin, likeness = taught_columns(rows)
+    score = np.minimum(conf, steady)
+    alike = ~(likeness < TAUGHT_BELOW_LIKENESS)  # NaN (no likeness): alike
+    cand = np.isin(best, confusable) & np.isfinite(margin) & (score >= TAUGHT_BELOW_FLOOR) & alike
+    tried: list[list[float]] = []
+    report: dict[str, object] = {"below_threshold_tried": tried}
+    for edge in TAUGHT_SIDE_EDGES:
+        sel = cand & (side >= edge)
+        wrong = sel & (best != truth)
+        worst = float(margin[wrong].max()) if wrong.any() else 0.0
+        m = max(TAUGHT_BELOW_STEP, worst + TAUGHT_BELOW_STEP)
+        gained = int((sel & (score < floor) & (best == truth) & (margin >= m)).sum())
+        tried.append([edge, int(wrong.sum()), round(worst, 4), round(m, 4), gained])
+        if m <= TAUGHT_BELOW_MAX_MARGIN and gained >= TAUGHT_MIN_READS:
+            return TaughtBelowRule(TAUGHT_BELOW_FLOOR, round(m, 4), edge, TAUGHT_BELOW_LIKENESS), report
+    return None, report
+
+
+def taught_columns(rows: list[TaughtRow]) -> tuple[np.ndarray, ...]:
+    """The taught-face fit's rows as seven columns (side, truth, best, confidence, steadiness, margin, likeness);
+    rows of six get a likeness of NaN."""
+    a = np.array(rows, np.float64)
+    a = a.reshape(-1, a.shape[1] if a.ndim == 2 else 6)
+    if a.shape[1] == 6:
+        a = np.hstack([a, np.full((len(a), 1), np.nan)])
+    return tuple(a.T)
+
+
 def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibration: Calibration) -> Calibration:
     """Fit ``taught_faces`` for the network in ``args.out`` (whose json must already hold ``calibration``)."""
     if args.taught_faces <= 0:
@@ -774,9 +834,13 @@ def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibratio
     rows = taught_face_rows(args, held, args.out)
     floor = max(calibration.threshold_of(LETTERS.index(x)) for x in (Letter.NUN, Letter.GIMEL))
     rule, report = fit_taught_faces(rows, floor, calibration)
+    below, below_report = fit_taught_below(rows, floor)
+    if rule is not None:
+        rule = replace(rule, below=below)
+    report = {**report, **below_report}
     print(f"taught faces: {len(rows)} queries read in {time.time() - t0:.0f} s: {report}; rule {rule}", flush=True)
     if args.taught_rows is not None:
-        np.save(args.taught_rows, np.array(rows, np.float64).reshape(-1, 6))
+        np.save(args.taught_rows, np.array(rows, np.float64).reshape(-1, 7))
     return replace(calibration, taught_faces=rule, meta={**calibration.meta, "taught_faces": args.taught_faces,
                                                          "taught_face_fit": report})
 
@@ -1218,9 +1282,9 @@ def main() -> None:
     ap.add_argument("--refit-small-faces", action="store_true",
                     help="keep the network in --out and its calibration, only fit the Nun/Gimel thresholds by face "
                          "size again (--small-faces stills)")
-    ap.add_argument("--taught-faces", type=int, default=320,
-                    help="held-out-font dreidels, taught and asked at small sizes, on which the taught-face rule is "
-                         "fitted (0: none; taught faces then never vouch for a small Nun or Gimel)")
+    ap.add_argument("--taught-faces", type=int, default=960,
+                    help="held-out-font dreidels, taught and asked at small sizes, on which the taught-face rules are "
+                         "fitted (0: none; taught faces then never vouch for a Nun or Gimel that is refused)")
     ap.add_argument("--refit-taught-faces", action="store_true",
                     help="keep the network in --out and its calibration, only fit the taught-face rule again")
     ap.add_argument("--taught-rows", type=Path, default=None, help="save the taught-face fit's rows (.npy)")

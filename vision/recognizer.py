@@ -20,7 +20,10 @@ A taught recognizer also asks the generic model: when the generic model reads on
 taught one leans to another, the face is unreadable (two witnesses disagree). It also compares a Nun or Gimel
 read with the taught Nun and Gimel faces themselves (``template_similarity``): a read that looks clearly more like
 a taught face of the other letter than like any of its own is unreadable (``TAUGHT_VETO_RIVAL``,
-``TAUGHT_VETO_MARGIN``; a worn Nun that the network takes for a Gimel, H52).
+``TAUGHT_VETO_MARGIN``; a worn Nun that the network takes for a Gimel, H52). The other way round, a Nun or Gimel
+that the network reads below the letter's threshold (a worn dreidel's Nun, which a Gimel that lost its foot
+resembles) is read when the face is nearly the very face taught for that letter and clearly more like it than
+like the other letter's (``TaughtBelowRule``): the rubbed-off paint is the same every time that face lands.
 
 Nun and Gimel differ by Gimel's foot, a pixel or two on a small face seen from above, and every wrong
 letter the benches ever saw was one read as the other, some at 0.97-0.999. A Nun or Gimel read must
@@ -258,10 +261,39 @@ class TaughtFaceRule:
     margin: float
     min_side_px: float
     min_likeness: float = TAUGHT_MIN_LIKENESS
+    #: below the letter's own threshold: None, never; else the taught faces may also vouch for a read whose
+    #: confidence and steadiness reach ``below.floor``, at ``below.margin`` (session 18)
+    below: TaughtBelowRule | None = None
 
     def to_json(self) -> dict[str, object]:
         """``taught_faces`` in letters.json."""
-        return {"margin": self.margin, "min_side_px": self.min_side_px, "min_likeness": self.min_likeness}
+        out: dict[str, object] = {"margin": self.margin, "min_side_px": self.min_side_px,
+                                  "min_likeness": self.min_likeness}
+        if self.below is not None:
+            out["below_threshold"] = {"floor": self.below.floor, "margin": self.below.margin,
+                                      "min_side_px": self.below.min_side_px, "min_likeness": self.below.min_likeness}
+        return out
+
+
+@dataclass(frozen=True)
+class TaughtBelowRule:
+    """When the taught faces may vouch for a Nun or Gimel read *below* the letter's own threshold.
+
+    A dreidel whose paint is rubbed off shows a Nun that the network, rightly, is unsure of: a Gimel that lost
+    its foot looks like it (the twin's wooden dreidel of recording 69001, wear 0.59, read Nun at 0.82-0.95 on
+    every spin, taught or not). But the rubbed-off paint is the same every time that face lands, and the taught
+    stills show it: the query was 0.90-0.96 like a taught Nun and 0.75-0.78 like the nearest taught Gimel. So a
+    read whose confidence and steadiness reach ``floor``, on a face at least ``min_side_px`` wide, is accepted
+    when the query is at least ``margin`` more like the taught faces of its letter than like those of the other,
+    and at least ``min_likeness`` like one of its letter's. The four are fitted by the build script on held-out-font
+    dreidels taught and queried as at the table: the margin lies a step above the largest margin of any wrong
+    read from that floor up and that size on."""
+
+    floor: float
+    margin: float
+    min_side_px: float
+    #: ... and at least this like the letter's nearest taught face
+    min_likeness: float = TAUGHT_MIN_LIKENESS
 
 
 def _taught_face_rule(raw: object) -> TaughtFaceRule | None:
@@ -277,7 +309,19 @@ def _taught_face_rule(raw: object) -> TaughtFaceRule | None:
         raise ValueError("taught_faces margin must lie in (0, 1) and min_side_px be >= 0")
     if not 0.0 <= likeness < 1.0:
         raise ValueError("taught_faces min_likeness must lie in [0, 1)")
-    return TaughtFaceRule(margin, side, likeness)
+    below = raw.get("below_threshold")
+    rule = None
+    if below is not None:
+        if not isinstance(below, dict) or not {"floor", "margin", "min_side_px"} <= below.keys():
+            raise ValueError("taught_faces below_threshold needs floor, margin and min_side_px")
+        rule = TaughtBelowRule(float(below["floor"]), float(below["margin"]), float(below["min_side_px"]),
+                               float(below.get("min_likeness", TAUGHT_MIN_LIKENESS)))
+        if not 0.5 <= rule.floor < 1.0 or not 0.0 < rule.margin < 1.0 or rule.min_side_px < 0.0:
+            raise ValueError("taught_faces below_threshold floor must lie in [0.5, 1), margin in (0, 1) and "
+                             "min_side_px be >= 0")
+        if not 0.0 <= rule.min_likeness < 1.0:
+            raise ValueError("taught_faces below_threshold min_likeness must lie in [0, 1)")
+    return TaughtFaceRule(margin, side, likeness, rule)
 
 
 @dataclass(frozen=True)
@@ -869,7 +913,10 @@ class LetterRecognizer:
         threshold = self.letter_thresholds[best]
         if confidence < threshold:
             reason = "no letter on the face" if got.p_none > 0.5 else "not sure enough"
-            return LetterReading(None, confidence, scores, pose, reason=reason)
+            vouched = self._taught_below(image_bgr, face, quad, best, confidence, pose.confidence)
+            if vouched is None:
+                return LetterReading(None, confidence, scores, pose, reason=reason)
+            return accept(vouched)
         if LETTERS[best] in CONFUSABLE:
             side = face_side_px(quad)
             at_size = self.model.calibration.confusable_threshold(side)
@@ -917,8 +964,32 @@ class LetterRecognizer:
             if steady is None:
                 steady = self.steadiness(image_bgr, quad, best, confidence, pose.confidence)
             if steady < threshold:
-                return LetterReading(None, confidence, scores, pose, reason=unsteady)
+                vouched = self._taught_below(image_bgr, face, quad, best, confidence, pose.confidence, steady)
+                if vouched is None:
+                    return LetterReading(None, confidence, scores, pose, reason=unsteady)
+                return accept(vouched)
         return accept()
+
+    def _taught_below(self, image_bgr: np.ndarray, face: FaceInput, quad: np.ndarray, best: int,
+                      confidence: float, pose_confidence: float, steady: float | None = None) -> str | None:
+        """Why this dreidel's taught faces vouch for a Nun or Gimel read whose confidence or steadiness is below
+        the letter's own threshold (``TaughtBelowRule``), or None when they do not (or the rule, or the taught
+        faces, are absent). ``steady``: the read's steadiness, when already measured."""
+        rule = self.model.calibration.taught_faces
+        if rule is None or rule.below is None or LETTERS[best] not in CONFUSABLE or confidence < rule.below.floor:
+            return None
+        if face_side_px(quad) < max(rule.min_side_px, rule.below.min_side_px):
+            return None
+        compared = self.taught_comparison(face, best, pose_confidence)
+        if compared is None or compared.likeness < max(rule.min_likeness, rule.below.min_likeness) \
+                or compared.margin < rule.below.margin:
+            return None
+        if steady is None:
+            steady = self.steadiness(image_bgr, quad, best, confidence, pose_confidence)
+        if steady < rule.below.floor:
+            return None
+        return (f"below the letter's threshold ({min(confidence, steady):.3f}), but like a taught face of it "
+                f"({compared.likeness:.3f} vs {compared.rival:.3f})")
 
     def assess(self, image_bgr: np.ndarray, pose: RestPose) -> tuple[int, float, float, float] | None:
         """What ``read`` weighs for a Nun or Gimel, before any threshold: the best letter's index, its
