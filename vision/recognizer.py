@@ -285,14 +285,15 @@ class TaughtBelowRule:
     stills show it: the query was 0.90-0.96 like a taught Nun and 0.75-0.78 like the nearest taught Gimel. So a
     read whose confidence and steadiness reach ``floor``, on a face at least ``min_side_px`` wide, is accepted
     when the query is at least ``margin`` more like the taught faces of its letter than like those of the other,
-    and at least ``min_likeness`` like one of its letter's. The four are fitted by the build script on held-out-font
-    dreidels taught and queried as at the table: the margin lies a step above the largest margin of any wrong
-    read from that floor up and that size on."""
+    and at least ``min_likeness`` like one of its letter's (nearly the very face taught). The build script fixes
+    the floor and the likeness and fits the size and the margin on held-out-font dreidels taught and queried as at
+    the table: the margin lies a step above the largest margin of a wrong read that alike, from a little below the
+    floor up, from that size on (``fit_taught_below``)."""
 
     floor: float
     margin: float
     min_side_px: float
-    #: ... and at least this like the letter's nearest taught face
+    #: the least likeness to the letter's nearest taught face
     min_likeness: float = TAUGHT_MIN_LIKENESS
 
 

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from vision.letter_synth import hebrew_fonts
+from vision.recognizer import LetterRecognizer
 
 BUILD_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "build_letter_model.py"
 
@@ -26,6 +27,12 @@ def script_module(name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def generic() -> LetterRecognizer:
+    """The committed letter model, untaught (``read`` keeps no state, so one serves every test)."""
+    return LetterRecognizer.default()
 
 
 @pytest.fixture(scope="module")

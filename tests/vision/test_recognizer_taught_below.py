@@ -33,11 +33,6 @@ WORN = "twin69001_worn_nun"
 
 
 @pytest.fixture(scope="module")
-def generic() -> LetterRecognizer:
-    return LetterRecognizer.default()
-
-
-@pytest.fixture(scope="module")
 def taught69001(generic: LetterRecognizer) -> LetterRecognizer:
     """Taught from twin 69001's enroll/ stills (cut to 180 x 180 around the dreidel), as the judge teaches it."""
     return LetterRecognizer.from_enroll_dir(DATA / "enroll69001", base=generic)
@@ -124,7 +119,7 @@ def rows_of(n: int, side: float, truth: int, best: int, conf: float, margin: flo
 def test_the_fit_puts_the_margin_a_step_above_the_surest_wrong_read(build: ModuleType) -> None:
     rows = (rows_of(30, 30, NUN, NUN, 0.88, 0.15)  # below the threshold, right, clearly like the taught Nun
             + rows_of(1, 30, GIMEL, NUN, 0.99, 0.06)  # a wrong read above the threshold counts too
-            + rows_of(5, 30, GIMEL, NUN, 0.7, 0.3)  # wrong, but under the rule's floor
+            + rows_of(5, 30, GIMEL, NUN, 0.55, 0.3)  # wrong, but under the band of confidence the fit looks at
             + rows_of(5, 12, GIMEL, NUN, 0.99, 0.3))  # wrong, but on a face smaller than every size tried
     rule, report = build.fit_taught_below(rows, 0.95)
     assert rule == TaughtBelowRule(build.TAUGHT_BELOW_FLOOR, round(0.06 + build.TAUGHT_BELOW_STEP, 4),
@@ -136,6 +131,9 @@ def test_the_fit_puts_the_margin_a_step_above_the_surest_wrong_read(build: Modul
     assert build.fit_taught_below(few, 0.95)[0] is None  # too little evidence: the rule is off
     fooled = rows + rows_of(1, 30, GIMEL, NUN, 0.9, 0.25)  # a wrong read vouched for past the largest margin
     assert build.fit_taught_below(fooled, 0.95)[0] is None
+    # a wrong read just under the rule's floor, in the band above TAUGHT_BELOW_WRONG_FROM, counts too
+    near = build.fit_taught_below(rows + rows_of(1, 30, GIMEL, NUN, 0.7, 0.08), 0.95)[0]
+    assert near is not None and near.margin == pytest.approx(0.08 + build.TAUGHT_BELOW_STEP)
 
 
 def test_where_the_taught_faces_were_fooled_the_rule_starts_at_a_larger_face(build: ModuleType) -> None:

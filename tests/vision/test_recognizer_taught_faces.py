@@ -35,11 +35,6 @@ NUN, GIMEL, HEY = (LETTERS.index(x) for x in (Letter.NUN, Letter.GIMEL, Letter.H
 
 
 @pytest.fixture(scope="module")
-def generic() -> LetterRecognizer:
-    return LetterRecognizer.default()
-
-
-@pytest.fixture(scope="module")
 def taught(generic: LetterRecognizer) -> LetterRecognizer:
     """Taught from twin 54002's enroll/ stills (cut to 120 x 120 around the dreidel), as the judge teaches it."""
     return LetterRecognizer.from_enroll_dir(DATA / "enroll54002", base=generic)

@@ -42,11 +42,6 @@ KNOWN = pytest.mark.xfail(strict=True, reason="known wrong read (H52): a worn he
 
 
 @pytest.fixture(scope="module")
-def generic() -> LetterRecognizer:
-    return LetterRecognizer.default()
-
-
-@pytest.fixture(scope="module")
 def taught(generic: LetterRecognizer) -> LetterRecognizer:
     """Taught this dreidel's three Nun and three Gimel stills (the generic network reads two of the Nuns as Gimel)."""
     return LetterRecognizer.from_enroll_dir(DATA / "enroll8700000_d08", base=generic)
