@@ -838,7 +838,7 @@ def calibrate_taught_faces(args: argparse.Namespace, held: list[str], calibratio
     floor = max(calibration.threshold_of(LETTERS.index(x)) for x in (Letter.NUN, Letter.GIMEL))
     rule, report = fit_taught_faces(rows, floor, calibration)
     below, below_report = fit_taught_below(rows, floor)
-    if rule is not None:
+    if rule is not None:  # the below rule is kept in the taught-face entry: without a size rule there is none
         rule = replace(rule, below=below)
     report = {**report, **below_report}
     print(f"taught faces: {len(rows)} queries read in {time.time() - t0:.0f} s: {report}; rule {rule}", flush=True)
