@@ -68,6 +68,8 @@ def classify(image: Path, enroll_dir: Path | None, background: Path | None, as_j
         line = f"{reading.letter.value} ({reading.letter.hebrew}) confidence {reading.confidence:.3f}"
         if reading.letter.plays_as is not reading.letter:
             line += f", plays as {reading.letter.plays_as.value}"
+        if reading.reason:  # read by a rule past the plain threshold (the second look, the taught faces): say which
+            line += f", {reading.reason}"
     if reading.pose is not None:
         line += f"; tip points at {tip_bearing_deg(reading.pose):.0f} deg (image, 0 = right, 90 = down)"
     if enroll_dir is not None:
