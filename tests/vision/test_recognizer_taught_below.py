@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from controller.classify_cli import classify
 from controller.rules.letters import Letter
 from tests.vision.test_recognizer_nun_gimel import twin_frames
+from tests.vision.test_recognizer_taught_faces import replace_calibration
 from vision.recognizer import (
     DEFAULT_MODEL,
     LETTERS,
@@ -42,8 +43,8 @@ def taught69001(generic: LetterRecognizer) -> LetterRecognizer:
 
 def with_calibration(r: LetterRecognizer, calibration: Calibration) -> LetterRecognizer:
     """The same recognizer (taught faces and all) with another calibration."""
-    return LetterRecognizer(LetterModel(r.model._net, calibration, r.model.path), r.protos, r.proto_letters,
-                            faces=r.faces, pair=r.pair)
+    return LetterRecognizer(replace_calibration(r.model, calibration), r.protos, r.proto_letters, faces=r.faces,
+                            pair=r.pair)
 
 
 def test_the_shipped_model_lets_taught_faces_vouch_below_the_threshold_only_above_a_margin(
