@@ -175,7 +175,9 @@ def add(t: Tally, r: SpinResult, failures: list[Failure]) -> None:
         t.reasons.append(ok)
         if not ok:
             failures.append(Failure(where, f"reasons {g.get('reasons')}, truth {tr['reasons']}"))
-    if tr["wobble_t"] is not None and r.kind not in ("hand_touch", "no_release") and g.get("stable_s") is not None:
+    # a knock's stable time ends at the touch (truth's wobble_t is the touch): scored like any other, as
+    # eval_judge.py scores the twin's
+    if tr["wobble_t"] is not None and r.kind != "no_release" and g.get("stable_s") is not None:
         e = abs(float(g["stable_s"]) - float(tr["stable_s"]))
         t.stable_err.append(e)
         if e > 0.15:

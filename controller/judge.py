@@ -428,8 +428,8 @@ class SpinJudge:
         self._candidate_path: list[tuple[float, float, float, float]] = []
         self._last_rest: tuple[float, float, float] | None = None  # x, y, length of the last judged rest
         # recent hand positions (full-res px), to tell when the releasing hand let go
-        # every hand seen over the last 2.5 s: (t, ((x, y, box x, box y, box w, box h), ...)) in full-size px
-        self._hands: deque[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]] = deque()
+        # every hand seen over the last 2.5 s: (t, ((x, y, box x, box y, box w, box h, area), ...)) in full-size px
+        self._hands: deque[tuple[float, tuple[tuple[float, float, float, float, float, float, float], ...]]] = deque()
 
     # -- state -------------------------------------------------------------------------------
     @property
@@ -518,7 +518,7 @@ class SpinJudge:
         obs = self.observer.update(tr)
         sc = tr.scale
         self._hands.append((t, tuple((h.x * sc, h.y * sc, h.bbox[0] * sc, h.bbox[1] * sc, h.bbox[2] * sc,
-                                      h.bbox[3] * sc) for h in tr.hands)))
+                                      h.bbox[3] * sc, h.area * sc * sc) for h in tr.hands)))
         while self._hands and t - self._hands[0][0] > 2.5:
             self._hands.popleft()
         if self._spin is None:
@@ -662,9 +662,12 @@ class SpinJudge:
                     same = min(hands, key=lambda h: math.hypot(h[0] - px, h[1] - py))
                     if math.hypot(same[0] - px, same[1] - py) <= reach:
                         near = same
-                parts = [h for h in hands if h is near or _box_gap(h[2:], near[2:]) <= 8.0]
+                # a piece much smaller than the hand's main one is left out: one that comes and goes (twin
+                # 71001: a sleeve's edge, 7% of the hand, on every other frame) jolts the centroid while the
+                # hand is still
+                parts = [h for h in hands if h is near or (_box_gap(h[2:6], near[2:6]) <= 8.0 and h[6] >= 0.15 * near[6])]
                 w = sum(h[4] * h[5] for h in parts) or 1.0
-                gap = min(_box_gap(h[2:], (xy[0], xy[1], 0.0, 0.0)) for h in parts)
+                gap = min(_box_gap(h[2:6], (xy[0], xy[1], 0.0, 0.0)) for h in parts)
                 track.append((t, sum(h[0] * h[4] * h[5] for h in parts) / w,
                               sum(h[1] * h[4] * h[5] for h in parts) / w, gap))
                 prev = (near[0], near[1], 0.1 * max(near[4], near[5]))
@@ -1212,10 +1215,12 @@ class SpinJudge:
             notes.append(f"{interf.why} at {interf.t:.2f}s? the IMU felt no touch: not interference")
             interf = None
         touch = self._imu_touch(spin, release_t, end_t)
-        if touch is not None and (interf is None or touch.t < interf.t):
+        if touch is not None and (interf is None or touch.t < interf.t) and not self._under_cover(touch.t, interf):
             interf = touch
-        if interf is not None and interf.t <= (wobble_t if wobble_t is not None else fall_t):
-            # a touch ends the stable spin (whatever the dreidel did after it)
+        if interf is not None and (interf.t <= (wobble_t if wobble_t is not None else fall_t)
+                                   or (wobble_t is not None and self._under_cover(wobble_t, interf))):
+            # a touch ends the stable spin (whatever the dreidel did after it); an onset dated while the
+            # hand covered the dreidel is the hand's push (the tray rocked under it), not a wobble before it
             wobble_t = max(interf.t, release_t)
         stable_end = wobble_t if wobble_t is not None else fall_t
         stable_s = max(0.0, stable_end - release_t)
@@ -1350,6 +1355,18 @@ class SpinJudge:
         if "took" in interf.why or "covered" in interf.why or not self._imu_usable(release_t, end_t):
             return False
         return not self.imu.bumps_between(interf.t - 0.5, interf.t + 0.5, min_g=0.6 * self.settings.bump_g)
+
+    @staticmethod
+    def _under_cover(t: float, interf: InterferenceEvent | None) -> bool:
+        """Whether the IMU's ``t`` (a push, a rocking onset) fell while the camera saw the hand of ``interf``
+        cover the dreidel: then it is that hand's touch, which the camera dates better.
+
+        A bump's or an onset's start is the first moment their averages (0.1-0.2 s) could have felt it, so
+        it comes early (about 0.09 s on the twin's knocks); it is looked for that much before the cover.
+        """
+        if interf is None or interf.covered is None:
+            return False
+        return interf.covered[0] - 0.1 <= t <= interf.covered[1]
 
     def _imu_touch(self, spin: _Spin, release_t: float, end_t: float) -> InterferenceEvent | None:
         """A hand touching the spin, felt by the IMU: a push of the tray while a hand is at the dreidel."""

@@ -343,6 +343,24 @@ def test_a_twin_recording_judged_end_to_end(tmp_path: Path) -> None:
             assert abs(v.stable_s - truth["stable_s"]) < 0.1
 
 
+@pytest.mark.parametrize("seed", [4321, 77])
+def test_a_knock_on_the_twin_ends_the_stable_time_at_the_touch(tmp_path: Path, seed: int) -> None:
+    """From overhead the twin's hand covers the dreidel 0.14-0.22 s before its fingers knock it, and the
+    touch was dated at that first cover (0.15-0.25 s early, with the IMU too: its push's start is the
+    first moment its average felt it). The middle of the cover is the touch, in both modes."""
+    from controller.analyze_cli import analyze_recording
+    from hardware.sim.physics import SpinKind
+    from hardware.sim.recorder import record_session
+
+    rec = record_session(tmp_path / "rec", spins=1, seed=seed, fps=30.0, kinds=[SpinKind.HAND_TOUCH], size=(400, 300))
+    truth = json.loads((rec / "truth.json").read_text())[0]
+    assert truth["touch_t"] is not None
+    for use_imu in (True, False):
+        verdicts, _ = analyze_recording(rec, use_imu=use_imu)
+        assert len(verdicts) == 1 and "interference" in verdicts[0].reasons and not verdicts[0].valid
+        assert verdicts[0].stable_s is not None and abs(verdicts[0].stable_s - truth["stable_s"]) < 0.1
+
+
 def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:
     """With an IMU, a push or knock that the camera suspected (a hand hid the dreidel and its outline
     jumped) stands only if the tray felt it; a dreidel taken away stands whatever the IMU felt."""

@@ -10,12 +10,15 @@ FPS = 60.0
 DREIDEL = (320.0, 240.0)
 
 
-def _hand(x: float, y: float, w: float = 160.0, h: float = 90.0) -> tuple[float, float, float, float, float, float]:
-    return (x, y, x - w / 2, y - h / 2, w, h)
+Hand = tuple[float, float, float, float, float, float, float]
 
 
-def _release(path: list[tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]], seen_t: float,
-             settings: JudgeSettings | None = None) -> float:
+def _hand(x: float, y: float, w: float = 160.0, h: float = 90.0) -> Hand:
+    """A hand blob: centroid, box and area (full-size px); it fills 60% of its box."""
+    return (x, y, x - w / 2, y - h / 2, w, h, 0.6 * w * h)
+
+
+def _release(path: list[tuple[float, tuple[Hand, ...]]], seen_t: float, settings: JudgeSettings | None = None) -> float:
     judge = SpinJudge(None, settings=settings)
     judge._fps_est = FPS
     judge._hands.extend(path)
@@ -55,6 +58,29 @@ def test_an_arm_seen_in_two_pieces_on_some_frames_is_one_hand() -> None:
     assert abs(_release(path, seen_t) - release_t) < 0.1
 
 
+def test_a_small_piece_that_comes_and_goes_beside_a_still_hand_is_not_motion() -> None:
+    """Twin 71001 spins 3 and 7: a hand held the dreidel still for 0.4 s before letting go, and a sliver of
+    its sleeve (7% of its area, its box touching the hand's) was seen on every other frame. Counted in, it
+    jolted the hand's centroid by 5 px a frame: the last still moment came before the sliver first showed,
+    and the release was dated 0.33-0.36 s early. Pieces of at least 15% of the main one's area still count
+    (an arm cut in two: see the test above)."""
+    release_t, seen_t = 2.0, 2.15
+
+    def held(sliver_area: float) -> list[tuple[float, tuple[Hand, ...]]]:
+        path: list[tuple[float, tuple[Hand, ...]]] = []
+        for k in range(int(1.0 * FPS), int(seen_t * FPS) + 1):
+            t = k / FPS
+            x, y = _withdraw(t, release_t)
+            hand = _hand(x, y)
+            # a thin diagonal sliver at the hand's far end (its box a quarter of the hand's); it shows from
+            # 0.4 s before the release on, every other frame
+            sliver = (x - 95.0, y + 30.0, x - 140.0, y - 15.0, 60.0, 60.0, sliver_area)
+            path.append((t, (hand, sliver) if t > release_t - 0.4 and k % 2 == 0 else (hand,)))
+        return path
+
+    assert abs(_release(held(0.07 * 0.6 * 160 * 90), seen_t) - release_t) < 0.05
+
+
 def test_a_hand_gone_from_the_picture_before_the_dreidel_was_seen_still_dates_it() -> None:
     """Twin 57003 spins 3, 5 and 6: the hand held still over the dreidel, let go and withdrew out of the
     picture; the tracker followed a piece of it and took up the dreidel only 0.2-0.35 s after the hand had
@@ -92,8 +118,7 @@ def test_the_withdrawing_hand_is_followed_past_a_still_blob_left_nearer_the_drei
     assert abs(_release(path, seen_t) - release_t) < 0.1
 
 
-def _eased_arm(release_t: float, seen_t: float, stroke_s: float, reach_px: float) -> list[
-        tuple[float, tuple[tuple[float, float, float, float, float, float], ...]]]:
+def _eased_arm(release_t: float, seen_t: float, stroke_s: float, reach_px: float) -> list[tuple[float, tuple[Hand, ...]]]:
     """An arm still beside the dreidel (its centroid jittering by a fraction of a pixel) until a moment
     (0.08 s) after the fingers opened at ``release_t``, then easing away (a smoothstep over ``stroke_s``
     to ``reach_px``). Until the dreidel is seen on its own, the arm's blob takes it in, which holds the

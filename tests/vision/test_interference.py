@@ -54,6 +54,23 @@ def test_a_quick_shove_is_a_push() -> None:
     assert event is not None and "pushed" in event.why and 2.0 <= event.t < 2.3
 
 
+def test_the_touch_is_dated_in_the_middle_of_the_cover() -> None:
+    """From overhead a hand covers the dreidel before its fingers reach it and until they draw back (the
+    twin's knocks: 0.14-0.22 s before, 0.09-0.15 s after), so the first covered frame is early."""
+    for cover_s in (0.1, 0.3, 0.6):
+        event = visit(cover_s, 25.0).event
+        assert event is not None and event.covered is not None
+        first, last = event.covered
+        assert abs(first - 2.0) < 0.04 and abs(last - (2.0 + cover_s)) < 0.04
+        assert abs(event.t - (first + last) / 2) < 1e-9
+    # taken away: never seen again, the cover's end is not the hand's withdrawal; the touch is its start
+    watch, t = covered(0.4)
+    for _ in range(20):
+        watch.update(frame(t, None))
+        t += 1 / 30
+    assert watch.event is not None and "took" in watch.event.why and abs(watch.event.t - 2.0) < 0.04
+
+
 def test_knocked_over_and_taken_are_interference() -> None:
     knocked = visit(0.3, 2.0, elongation_after=1.9).event
     assert knocked is not None and "knocked" in knocked.why
@@ -103,4 +120,5 @@ def test_a_travelling_dreidel_found_along_its_path_after_a_hand_passed_was_not_p
     it was."""
     assert travelling_visit(0.5, 0.0).event is None
     pushed = travelling_visit(0.5, 25.0).event
-    assert pushed is not None and "pushed" in pushed.why and 2.0 <= pushed.t < 2.1
+    # the touch is the middle of the half second the hand covered it
+    assert pushed is not None and "pushed" in pushed.why and 2.2 <= pushed.t < 2.28
