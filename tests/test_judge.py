@@ -361,6 +361,20 @@ def test_a_knock_on_the_twin_ends_the_stable_time_at_the_touch(tmp_path: Path, s
         assert verdicts[0].stable_s is not None and abs(verdicts[0].stable_s - truth["stable_s"]) < 0.1
 
 
+def test_what_happens_under_a_hands_cover_is_that_hands_touch() -> None:
+    """An IMU push or onset, or a camera fall, dated while a hand covered the dreidel (or up to 0.1 s before:
+    a 0.1-0.2 s average dates a start early) is the hand's; the touch ends the stable time there. Altsim
+    1140003 and 1140012: the camera took the covered dreidel for fallen 0.34-0.41 s before the touch."""
+    from vision.interference import InterferenceEvent
+
+    covered = InterferenceEvent(4.2, "a hand pushed the dreidel", 0.0, 0.0, covered=(4.0, 4.4))
+    assert [SpinJudge._under_cover(t, covered) for t in (3.85, 3.95, 4.0, 4.3, 4.4, 4.5)] == [
+        False, True, True, True, True, False]
+    # a hand seen only near the dreidel, never over it, covered nothing
+    near = InterferenceEvent(4.2, "a hand pushed the dreidel", 0.0, 0.0)
+    assert not SpinJudge._under_cover(4.2, near) and not SpinJudge._under_cover(4.2, None)
+
+
 def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:
     """With an IMU, a push or knock that the camera suspected (a hand hid the dreidel and its outline
     jumped) stands only if the tray felt it; a dreidel taken away stands whatever the IMU felt."""
