@@ -6,7 +6,7 @@
 - **clip**: a short video of the spin from a ring buffer of small JPEG frames (from just before the
   release to just after the rest), written as MJPG AVI;
 - **timeline**: a plot, drawn with OpenCV, of the wobble measure and the IMU vibration energy over the
-  spin, with release, wobble onset and rest marked.
+  spin, with release, wobble onset (or the touch that ended the stable spin) and rest marked.
 
 :class:`ClipBuffer` keeps the frames cheaply while the spin runs; :class:`SpinEvidence` holds the
 artifacts in memory and :meth:`SpinEvidence.save` writes them.
@@ -19,6 +19,7 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 import cv2
 import numpy as np
@@ -83,12 +84,13 @@ class ClipBuffer:
 
 @dataclass
 class SpinEvidence:
-    """The evidence of one spin, in memory; ``paths`` is filled by :meth:`save`."""
+    """The evidence of one spin, in memory; ``paths`` is filled by :meth:`save`; ``marks``: what was drawn."""
 
     still: np.ndarray | None
     timeline: np.ndarray
     clip: list[tuple[float, bytes]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
+    marks: Marks | None = None
 
     def save(self, out_dir: str | Path, spin_id: int, fps: float = 30.0) -> dict[str, Path]:
         """Write ``spin_<id>_still.png``, ``spin_<id>_timeline.png`` and ``spin_<id>_clip.avi``."""
@@ -149,6 +151,8 @@ class Marks:
     #: the table asks a judge (a lost dreidel, an unreadable letter, low confidence): the machine's call is
     #: then only a suggestion, and the evidence must not read as a decision
     needs_judge: bool = False
+    #: what ended the stable spin at ``wobble_t``: "wobble", or "touch" (a hand's, RULES.md: interference)
+    stable_end: Literal["wobble", "touch"] = "wobble"
 
 
 def verdict_text(marks: Marks) -> str:
@@ -276,7 +280,7 @@ def draw_timeline(
         colour = (0, 140, 255)
         x = xpix(marks.wobble_t)
         cv2.line(img, (x, top - 4), (x, h - bottom + 4), colour, 1, cv2.LINE_AA)
-        label = f"wobble {marks.wobble_t:.2f}s"
+        label = f"{marks.stable_end} {marks.wobble_t:.2f}s"
         tw = cv2.getTextSize(label, font, fs, 1)[0][0]
         lx = label_x(x, tw, w)
         under.append((lx, lx + tw))
@@ -315,7 +319,7 @@ def still_caption(marks: Marks) -> list[str]:
         f"letter: {marks.letter} ({marks.letter_confidence:.2f})" if marks.letter and marks.letter_confidence is not None
         else f"letter: {marks.letter}" if marks.letter else "letter: unreadable, a judge reads it",
         f"release {marks.release_t:.2f}s" if marks.release_t is not None else "release ?",
-        f"wobble {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
+        f"{marks.stable_end} {marks.wobble_t:.2f}s" if marks.wobble_t is not None else "wobble -",
         f"rest {marks.rest_t:.2f}s" if marks.rest_t is not None else "rest ?",
         stable_text(marks),
         verdict_text(marks),

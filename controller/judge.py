@@ -1210,6 +1210,7 @@ class SpinJudge:
             self._after_rest = True
             return placed
         wobble_t = vis_onset if vis_onset is not None and vis_onset < onset_before else None
+        ended_by_touch = False  # the stable spin ended at a hand's touch, not at a wobble
         interf = spin.interference.finish(end_t) if spin.interference is not None else None
         if interf is not None and self._imu_clears(interf, release_t, end_t):
             notes.append(f"{interf.why} at {interf.t:.2f}s? the IMU felt no touch: not interference")
@@ -1223,6 +1224,7 @@ class SpinJudge:
             # while the hand covered the dreidel is the hand's doing (the tray rocked under its push; the
             # camera took the hidden dreidel for fallen: altsim 1140003, 1140012), not a wobble before it
             wobble_t = max(interf.t, release_t)
+            ended_by_touch = True
         stable_end = wobble_t if wobble_t is not None else fall_t
         stable_s = max(0.0, stable_end - release_t)
         reasons: list[str] = []
@@ -1311,6 +1313,7 @@ class SpinJudge:
             imu_used=imu_used,
             pose=pose,
             series=(ts_w, wb),
+            ended_by_touch=ended_by_touch,
         )
         self._after_rest = not lost
         if spin.rest_obs is not None and spin.rest_obs.x is not None and spin.rest_obs.y is not None:
@@ -1471,12 +1474,13 @@ class SpinJudge:
         imu_used: bool,
         pose: Any,
         series: tuple[np.ndarray, np.ndarray],
+        ended_by_touch: bool = False,
     ) -> SpinVerdict:
         evidence = None
         if self.keep_evidence:
             evidence = self._evidence(
                 spin, release_t, wobble_t, rest_t, stable_s, letter, letter_conf, valid, reasons, needs_judge, pose,
-                series,
+                series, ended_by_touch,
             )
             if self.evidence_dir is not None:
                 evidence.save(self.evidence_dir, spin.spin_id)
@@ -1523,6 +1527,7 @@ class SpinJudge:
         needs_judge: bool,
         pose: Any,
         series: tuple[np.ndarray, np.ndarray],
+        ended_by_touch: bool = False,
     ) -> SpinEvidence:
         marks = Marks(
             release_t=release_t,
@@ -1534,6 +1539,7 @@ class SpinJudge:
             valid=valid,
             reasons=reasons,
             needs_judge=needs_judge,
+            stable_end="touch" if ended_by_touch else "wobble",
         )
         t0 = (release_t if release_t is not None else spin.release_t) - 0.5
         t1 = (rest_t if rest_t is not None else spin.last_seen_t) + 0.5
@@ -1556,4 +1562,4 @@ class SpinJudge:
                 tray_polygon=poly,
             )
         clip = self.clip.take(t1) if self.clip is not None else []
-        return SpinEvidence(still=still, timeline=timeline, clip=clip)
+        return SpinEvidence(still=still, timeline=timeline, clip=clip, marks=marks)

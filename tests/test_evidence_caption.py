@@ -48,3 +48,10 @@ def test_a_dreidel_put_down_not_spun_says_so_in_words_with_no_stable_time() -> N
     assert verdict_text(put_down) == "RE-SPIN: no release seen"
     assert stable_text(put_down) == "stable -"
     assert still_caption(put_down)[-2:] == ["stable -", "RE-SPIN: no release seen"]
+
+
+def test_a_stable_spin_ended_by_a_touch_names_the_touch_not_a_wobble() -> None:
+    """A knocked spin's stable time ends at the hand's touch: the still must not call that moment a wobble."""
+    knocked = Marks(release_t=2.66, wobble_t=5.15, rest_t=5.38, stable_s=2.49, letter="nun", letter_confidence=1.0,
+                    valid=False, reasons=("short", "interference"), stable_end="touch")
+    assert still_caption(knocked)[1:4] == ["release 2.66s", "touch 5.15s", "rest 5.38s"]

@@ -388,3 +388,18 @@ def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:
         taken = InterferenceEvent(3.05, "a hand took the dreidel", 0.0, 0.0)
         assert judge._imu_clears(pushed, 1.5, 6.0) is not felt
         assert judge._imu_clears(taken, 1.5, 6.0) is False
+
+
+def test_the_evidence_of_a_knock_marks_the_touch(tmp_path: Path) -> None:
+    """The twin's knock (seed 4321): the timeline and the still name the moment that ended the stable spin
+    a touch; a spin nobody touched keeps its wobble."""
+    from controller.analyze_cli import analyze_recording
+    from hardware.sim.physics import SpinKind
+    from hardware.sim.recorder import record_session
+
+    rec = record_session(tmp_path / "rec", spins=2, seed=4321, fps=30.0, kinds=[SpinKind.HAND_TOUCH, SpinKind.VALID],
+                         size=(400, 300))
+    verdicts, _ = analyze_recording(rec, use_imu=False, evidence_dir=tmp_path / "ev")
+    assert [("interference" in v.reasons) for v in verdicts] == [True, False]
+    ends = [v.evidence.marks.stable_end for v in verdicts if v.evidence is not None]
+    assert ends == ["touch", "wobble"]
