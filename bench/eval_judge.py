@@ -36,7 +36,7 @@ KINDS = "valid,short,near_3s,wobble_at_once,upside_down,left_tray,hand_touch,han
 #: session their failures had been studied, so they count as tuning data now.
 #: 52001-52008 were the second session's held-out set; its failures were studied after it was judged,
 #: so they are tuning data now. 53001-53008 to 57001-57008, the third to seventh
-#: sessions' held-out sets, likewise, and 58001-58008 to 71001-71008, the eighth's to eighteenth's second.
+#: sessions' held-out sets, likewise, and 58001-58008 to 72001-72008, the eighth's to nineteenth's first.
 TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               52001, 52002, 52003, 52004, 52005, 52006, 52007, 52008,
               53001, 53002, 53003, 53004, 53005, 53006, 53007, 53008,
@@ -57,10 +57,11 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               68001, 68002, 68003, 68004, 68005, 68006, 68007, 68008,
               69001, 69002, 69003, 69004, 69005, 69006, 69007, 69008,
               70001, 70002, 70003, 70004, 70005, 70006, 70007, 70008,
-              71001, 71002, 71003, 71004, 71005, 71006, 71007, 71008)
-#: held-out seeds, the nineteenth session's set, fixed at its start before any tuning: nobody tuning the judge or
+              71001, 71002, 71003, 71004, 71005, 71006, 71007, 71008,
+              72001, 72002, 72003, 72004, 72005, 72006, 72007, 72008)
+#: held-out seeds, the nineteenth session's second set, fixed after its first was judged: nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
-HELDOUT_SEEDS = (72001, 72002, 72003, 72004, 72005, 72006, 72007, 72008)
+HELDOUT_SEEDS = (73001, 73002, 73003, 73004, 73005, 73006, 73007, 73008)
 #: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
 #: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
 SPEC_MIN_LENGTH_PX = 40.0

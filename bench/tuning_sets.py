@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-#: twin tuning recordings (eval_judge.py's caches): 52001-52008 to 71001-71008 (earlier
+#: twin tuning recordings (eval_judge.py's caches): 52001-52008 to 72001-72008 (earlier
 #: sessions' held-out sets, studied since) and the tune set's own 11-13, 9001-9008
 TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
         + [f"/tmp/tune-twin-530/seed{s}_n9_fps60" for s in range(53001, 53009)]
@@ -33,14 +33,15 @@ TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
         + [f"/tmp/tune-twin-690/seed{s}_n9_fps60" for s in range(69001, 69009)]
         + [f"/tmp/tune-twin-700/seed{s}_n9_fps60" for s in range(70001, 70009)]
         + [f"/tmp/tune-twin-710/seed{s}_n9_fps60" for s in range(71001, 71009)]
+        + [f"/tmp/tune-twin-720/seed{s}_n9_fps60" for s in range(72001, 72009)]
         + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
-#: altsim tuning recordings (700000-700099 and the earlier held-out sets 760000+ to 1140000+ are tuning seeds)
+#: altsim tuning recordings (700000-700099 and the earlier held-out sets 760000+ to 1160000+ are tuning seeds)
 ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*", "/tmp/tune-alt-820/rec_*", "/tmp/tune-alt-840/rec_*",
              "/tmp/tune-alt-860/rec_*", "/tmp/tune-alt-880/rec_*", "/tmp/tune-alt-900/rec_*",
-             "/tmp/tune-alt-920/rec_*", "/tmp/tune-alt-940/rec_*", "/tmp/tune-alt-960/rec_*", "/tmp/tune-alt-980/rec_*", "/tmp/tune-alt-1000/rec_*", "/tmp/tune-alt-1020/rec_*", "/tmp/tune-alt-1040/rec_*", "/tmp/tune-alt-1060/rec_*", "/tmp/tune-alt-1080/rec_*", "/tmp/tune-alt-1100/rec_*", "/tmp/tune-alt-1120/rec_*", "/tmp/tune-alt-1140/rec_*",
+             "/tmp/tune-alt-920/rec_*", "/tmp/tune-alt-940/rec_*", "/tmp/tune-alt-960/rec_*", "/tmp/tune-alt-980/rec_*", "/tmp/tune-alt-1000/rec_*", "/tmp/tune-alt-1020/rec_*", "/tmp/tune-alt-1040/rec_*", "/tmp/tune-alt-1060/rec_*", "/tmp/tune-alt-1080/rec_*", "/tmp/tune-alt-1100/rec_*", "/tmp/tune-alt-1120/rec_*", "/tmp/tune-alt-1140/rec_*", "/tmp/tune-alt-1160/rec_*",
              "/tmp/altsim_eval/rec_*")
-#: the held-out seeds (the nineteenth session's set): twin recordings from 72000 on, altsim from 1160000 on
-HELDOUT_TWIN, HELDOUT_ALT = 72000, 1160000
+#: the held-out seeds (the nineteenth session's second set): twin recordings from 73000 on, altsim from 1180000 on
+HELDOUT_TWIN, HELDOUT_ALT = 73000, 1180000
 
 
 def tuning_recordings(needs: str = "truth.json") -> list[Path]:
