@@ -172,6 +172,13 @@ class InterferenceWatch:
                 self._free.popleft()
         return self.event
 
+    def _touch_t(self, closest_t: float) -> float:
+        """The touch of a visit after which the dreidel was seen again: the middle of the hand's cover, or
+        the closest approach (``closest_t``) of a hand that never covered it."""
+        if self._covered is None:
+            return closest_t
+        return 0.5 * (self._covered[0] + self._covered[1])
+
     def _velocity(self) -> tuple[float, float]:
         """The dreidel's own velocity (px/s) over its last moments seen clear of hands: a least-squares
         line through them, or (0, 0) with too few (fewer than 5 frames, or less than a third of
@@ -192,8 +199,8 @@ class InterferenceWatch:
         assert ref is not None
         _, t_touch, hx, hy = self._closest
         after = self._after_visit
-        if after and self._covered is not None:
-            t_touch = 0.5 * (self._covered[0] + self._covered[1])
+        if after:
+            t_touch = self._touch_t(t_touch)
         why = None
         if not after:
             why = "a hand took the dreidel"
@@ -256,8 +263,7 @@ class InterferenceWatch:
             self.event = InterferenceEvent(t_touch, "a hand covered the dreidel until it stopped", hx, hy,
                                            self._covered)
             return
-        if self._covered is not None:
-            t_touch = 0.5 * (self._covered[0] + self._covered[1])
+        t_touch = self._touch_t(t_touch)
         el = after[-1][3]
         if self._pushed(ref, after) or (
             el >= self.lying_elongation and ref[4] < self.lying_elongation
