@@ -368,11 +368,11 @@ def test_what_happens_under_a_hands_cover_is_that_hands_touch() -> None:
     from vision.interference import InterferenceEvent
 
     covered = InterferenceEvent(4.2, "a hand pushed the dreidel", 0.0, 0.0, covered=(4.0, 4.4))
-    assert [SpinJudge._under_cover(t, covered) for t in (3.85, 3.95, 4.0, 4.3, 4.4, 4.5)] == [
+    assert [covered.under_cover(t) for t in (3.85, 3.95, 4.0, 4.3, 4.4, 4.5)] == [
         False, True, True, True, True, False]
     # a hand seen only near the dreidel, never over it, covered nothing
     near = InterferenceEvent(4.2, "a hand pushed the dreidel", 0.0, 0.0)
-    assert not SpinJudge._under_cover(4.2, near) and not SpinJudge._under_cover(4.2, None)
+    assert not near.under_cover(4.2)
 
 
 def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:

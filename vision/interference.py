@@ -56,6 +56,11 @@ class InterferenceEvent:
     y: float
     covered: tuple[float, float] | None = None
 
+    def under_cover(self, t: float, early_s: float = 0.1) -> bool:
+        """Whether ``t`` came while the hand covered the dreidel, or up to ``early_s`` before: a start dated
+        by an average (an IMU push or rocking onset, 0.1-0.2 s) comes that much early."""
+        return self.covered is not None and self.covered[0] - early_s <= t <= self.covered[1]
+
 
 class InterferenceWatch:
     """Watches one spin from its release; :attr:`event` is set once a hand has interfered.
