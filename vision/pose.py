@@ -822,8 +822,9 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
     steps = band[3:] - band[:-3]
     meds = np.median(steps, axis=1)  # one call for every row
     strengths = np.sqrt((meds * meds).sum(axis=1))
-    best: tuple[int, int] | None = None
-    best_score = 0.0
+    profile = np.median(band, axis=1)  # each row's colour
+    edges: list[tuple[float, int, int, int]] = []  # (score, side, k, r) of each step from end to end
+    strokes: set[int] = set()  # the rows where such a step is a letter's stroke
     for k in range(max(2, int(rows * 0.1)), int(rows * 0.42) + 1):
         for side in (0, 1):
             r = k if side == 0 else rows - k
@@ -834,10 +835,47 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
                 continue
             along = steps[r - 2] @ (meds[r - 2] / strength)  # every column must step the same way
             coverage = float(np.mean(along > 0.5 * strength))
-            score = strength * coverage
-            if coverage >= 0.92 and score > best_score:
-                best_score, best = score, (side, k)
+            if coverage < 0.92:
+                continue
+            if _comes_back(profile, r, strength):
+                strokes.add(r)
+            else:
+                edges.append((strength * coverage, side, k, r))
+    best: tuple[int, int] | None = None
+    best_score = 0.0
+    for score, side, k, r in edges:
+        # a row next to a stroke's is the same blurred step, seen where the far side is too short to show it
+        if score > best_score and not strokes & {r - 1, r + 1}:
+            best_score, best = score, (side, k)
     return best
+
+
+def _comes_back(profile: np.ndarray, r: int, strength: float) -> bool:
+    """Whether a candidate edge at row ``r`` is a letter's stroke: one side comes back to the other's colour.
+
+    A face's edge has the up face's paint on one side and the next face's, shaded otherwise, on the other,
+    each as far as its face goes. A stroke is a band of ink with the same paint on both sides, so past the
+    band the colour comes back. A stem as long as the face (some fonts draw a Nun's that way) steps from
+    end to end like an edge; its band is what gives it away.
+    """
+    rows = profile.shape[0]
+    # the step runs from row r - 2 to row r + 1; each side's colour is taken a row clear of it
+    low_rows, high_rows = profile[max(0, r - 4):max(0, r - 2)], profile[r + 2:r + 4]
+    if low_rows.shape[0] == 0 or high_rows.shape[0] == 0:
+        return False  # an edge at the rim: nothing past it to come back
+    low, high = low_rows.mean(axis=0), high_rows.mean(axis=0)
+    reach = max(3, int(0.2 * rows))  # a stroke is narrower than this
+    tol = 0.35 * strength
+    # each side from past where its colour was taken, to 2 rows short of the body's rim
+    for far, level in ((profile[max(2, r - 4 - reach):max(2, r - 4)][::-1], high),
+                       (profile[r + 4:min(rows - 2, r + 4 + reach)], low)):
+        back = np.sqrt(((far - level) ** 2).sum(axis=1)) < tol
+        # three rows in a row: the face's paint again. A blurred step from paint to ink passes any level in
+        # between for a row, and a row across part of a letter mixes ink and paint for a row or two: on a
+        # sliver shaded only a little darker than the face, such rows look like the sliver (synth 91500163)
+        if bool((back[2:] & back[1:-1] & back[:-2]).any()):
+            return True
+    return False
 
 
 def bearing_deg(origin: tuple[float, float], point: tuple[float, float]) -> float:
