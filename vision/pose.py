@@ -809,12 +809,13 @@ def _sliver_cut(lab: np.ndarray) -> tuple[int, int] | None:
     """Where the edge between the up face and a neighbouring face's sliver runs, as (side, rows in).
 
     ``lab`` is the body straightened (rows across the body, columns along it). The edge is a colour
-    step parallel to the axis that runs the body's whole length, unlike a letter's strokes.
+    step parallel to the axis that runs the body's whole length, unlike a letter's strokes; a stroke that
+    does too is told by its band (:func:`_comes_back`).
     """
     rows, cols = lab.shape[:2]
     if rows < 10 or cols < 6:
         return None
-    # A letter's long stroke (a Nun's stem) runs along the axis too, but not the face's whole length:
+    # A letter's long stroke (a Nun's stem) runs along the axis too, but seldom the face's whole length:
     # the edge must be there from end to end.
     c0, c1 = int(cols * 0.04), max(int(cols * 0.96), int(cols * 0.04) + 2)
     band = lab[:, c0:c1]
