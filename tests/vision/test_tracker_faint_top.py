@@ -93,3 +93,40 @@ def test_a_dreidel_lying_with_its_letter_up_is_read_as_before() -> None:
     without = _tracked(faint_body=False, lying=True)
     assert all(d is not None for d in with_top)
     assert with_top == without
+
+
+# A dark top under a low lamp (twentieth round). Altsim 1220012 spin 1 is a black dreidel spinning upright on green
+# felt: from above its top is a dark disc, as dark as the long shadow it throws, and its glints (the knob's
+# highlight) are about 6% of the blob of top and shadow, over the 4% the faint top allowed until then; the pair was
+# read as a dreidel put down. (Altsim 1160009 is read right since; 1220012 is not yet, a quarter of its frames
+# showing more than the 7% allowed now.) The scene here is drawn with a glint of about 5%.
+_GREEN = np.array([40, 150, 45], np.float32)
+
+
+def _black_top(rng: np.random.Generator) -> np.ndarray:
+    """Green felt with a black top spinning upright, its highlight, and its long deep shadow."""
+    img = felt(_GREEN, _SIZE)
+    cx, cy = _TOP
+    reach, angle = _SHADOW
+    a = math.radians(angle)
+    end = (int(round(cx + reach * math.cos(a))), int(round(cy + reach * math.sin(a))))
+    shade = cv2.line(np.zeros(_SIZE, np.uint8), (int(cx), int(cy)), end, 1, 2 * _TOP_R - 2)
+    top = cv2.circle(np.zeros(_SIZE, np.uint8), (int(cx), int(cy)), _TOP_R, 1, -1)
+    img[(shade > 0) & (top == 0)] *= 0.4
+    img[top > 0] *= 0.3  # black plastic: from above as dark as its shadow, and as neutral a darkening
+    glint = cv2.circle(np.zeros(_SIZE, np.uint8), (int(cx - 2), int(cy - 2)), 4, 1, -1)
+    img[glint > 0] = (215, 220, 225)
+    return with_noise(rng, img)
+
+
+def test_a_black_top_with_a_bright_glint_is_tracked_at_the_head_of_its_shadow() -> None:
+    rng = np.random.default_rng(12)
+    frame = _black_top(np.random.default_rng(99))
+    glint = int(np.count_nonzero(np.all(frame > 180, axis=2)))
+    blob = int(np.count_nonzero(np.any(np.abs(frame.astype(int) - _GREEN.astype(int)) > 30, axis=2)))
+    assert 0.04 < glint / blob < 0.07, "the glint's share of the blob is over the old 4% and under the 7% allowed"
+    assert_top_at_head(track_scenes(DreidelTracker(), lambda: _green_empty(rng), lambda: _black_top(rng), 4))
+
+
+def _green_empty(rng: np.random.Generator) -> np.ndarray:
+    return with_noise(rng, felt(_GREEN, _SIZE))
