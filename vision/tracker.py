@@ -121,7 +121,8 @@ _BOX_MARGIN = 6
 
 #: the most marks (pixels unlike any shadow) a top seen above its shadow shows, for the component's area: its
 #: handle only (altsim 800000: 1-2%), or the glints on a dark top, itself as dark as its shadow (altsim 1160009:
-#: read at 7%, not at 4%; 1220012, a black top, median 6% but a quarter of its frames over 7%). A dreidel lying
+#: median 3%, but a fifth of its frames over 4%, where the reading flickered between the top and the top with its
+#: shadow; 1220012, a black top: median 6%, a quarter of its frames over 7%). A dreidel lying
 #: beside its shadow shows its letter: 8% and more, though a frame of the drawn one in
 #: tests/vision/test_tracker_faint_top.py shows 7.5%, which 8% would read as a top
 _TOP_MARKS = 0.07
