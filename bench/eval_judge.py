@@ -105,7 +105,6 @@ class Tally:
     stable_err: list[float] = field(default_factory=list)
     #: stable_err without the knocks (hand_touch), as it was scored until the eighteenth round
     plain_err: list[float] = field(default_factory=list)
-    knocks: int = 0
     rest_err: list[float] = field(default_factory=list)
     needs_judge: int = 0
     mistakes: list[str] = field(default_factory=list)
@@ -180,9 +179,7 @@ def score(tally: Tally, name: str, truth: list[dict[str, Any]], verdicts: list[d
         if stable_true is not None and v["stable_s"] is not None and tr["kind"] != "no_release":
             err = v["stable_s"] - stable_true
             tally.stable_err.append(err)
-            if tr["kind"] == "hand_touch":
-                tally.knocks += 1
-            else:
+            if tr["kind"] != "hand_touch":
                 tally.plain_err.append(err)
             if abs(err) > 0.15:
                 tally.mistakes.append(
@@ -280,9 +277,10 @@ def main() -> None:
         )
     for m in wanted:
         t = tallies[m]
-        if t.plain_err and t.knocks:
+        knocks = len(t.stable_err) - len(t.plain_err)
+        if t.plain_err and knocks:
             plain = np.abs(np.array(t.plain_err))
-            print(f"{m}: stable err without knocks ({t.knocks} of them; scored so until the eighteenth round): "
+            print(f"{m}: stable err without knocks ({knocks} of them; scored so until the eighteenth round): "
                   f"median {np.median(plain):.3f} s, p95 {np.percentile(plain, 95):.3f} s")
     if args.dump is not None:
         args.dump.write_text(json.dumps(dump, indent=1))

@@ -1218,16 +1218,16 @@ class SpinJudge:
         touch = self._imu_touch(spin, release_t, end_t)
         # what the IMU or the camera dated while the camera saw the hand cover the dreidel is that hand's touch,
         # which the cover dates: a bump's or an onset's start comes early (about 0.09 s on the twin's knocks)
-        if touch is not None and (interf is None or touch.t < interf.t) and not (interf is not None and interf.under_cover(touch.t)):
+        if touch is not None and (interf is None or (touch.t < interf.t and not interf.under_cover(touch.t))):
             interf = touch
-        if interf is not None and (interf.t <= (wobble_t if wobble_t is not None else fall_t)
-                                   or interf.under_cover(wobble_t if wobble_t is not None else fall_t)):
+        stable_end = wobble_t if wobble_t is not None else fall_t
+        if interf is not None and (interf.t <= stable_end or interf.under_cover(stable_end)):
             # a touch ends the stable spin (whatever the dreidel did after it); an onset or a fall dated
             # while the hand covered the dreidel is the hand's doing (the tray rocked under its push; the
             # camera took the hidden dreidel for fallen: altsim 1140003, 1140012), not a wobble before it
             wobble_t = max(interf.t, release_t)
+            stable_end = wobble_t
             ended_by_touch = True
-        stable_end = wobble_t if wobble_t is not None else fall_t
         stable_s = max(0.0, stable_end - release_t)
         reasons: list[str] = []
         if stable_s < s.immediate_s:
