@@ -60,7 +60,7 @@ import cv2
 import numpy as np
 
 from controller.rules.letters import Letter
-from vision.features import CHANNELS, PATCH, FaceInput, face_input, rotations
+from vision.features import CHANNELS, MIN_SCALE, PATCH, FaceInput, face_input, rotations
 from vision.pose import RestPose, find_resting_dreidel
 
 #: the letters in the order of the model's classes (class = letter index * 4 + orientation; 20 = no letter)
@@ -75,8 +75,13 @@ DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "letters.onnx"
 DEFAULT_PAIR_MODEL = DEFAULT_MODEL.with_name("nun_gimel.onnx")
 #: the second look's patch (px): the face cut as for the letter network, larger
 PAIR_PATCH = 48
-#: below this contrast (Lab units) the face shows no letter worth reading
-MIN_CONTRAST = 6.0
+#: below this contrast (Lab units) the face shows no letter worth reading. It is the floor under which the network's
+#: input is no longer brought to full strength (``vision.features.MIN_SCALE`` divides it instead), so the letter
+#: reaches the network dimmed, fainter than almost every face it learned from. It was 6 until session 21: a faint
+#: hollow-lettered Nun on a wooden dreidel (the second renderer's still and recording 1260009, contrast 6.8-7.2) was
+#: read as Pe at 0.91-0.96. On 3544 tuning stills of the three renderers, and the frames read in 135 tuning
+#: recordings, no other letter was read below 8.
+MIN_CONTRAST = MIN_SCALE
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
 #: of one of them must be steady under nudges of the face's outline
 CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
