@@ -52,6 +52,7 @@ from controller.analyze_cli import _frames_fast, analyze_recording, load_recogni
 from hardware.recording import RecordingReader  # noqa: E402
 from vision.features import face_input  # noqa: E402
 from vision.pose import find_resting_dreidel  # noqa: E402
+from vision.recognizer import NO_LETTER  # noqa: E402
 
 
 @dataclass
@@ -141,7 +142,7 @@ def cause(truth_letter: str, reads: list[Any]) -> str:
     if not reads:
         return "no_reads"
     n = len(reads)
-    no_face = sum(1 for r in reads if r.reason in ("no dreidel found", "the face shows no letter")
+    no_face = sum(1 for r in reads if r.reason in ("no dreidel found", NO_LETTER)
                   or (r.reason == "no letter on the face"))
     sides = [face_side(r) for r in reads if face_side(r) > 0]
     # a crop that jumps between frames of a resting dreidel (by half its size) is the pose's doing

@@ -413,6 +413,8 @@ class TableCommands:
         reader = self._generic_reader()
         if reader is None:
             return None
+        from vision.recognizer import NO_LETTER  # with the reader: a table without one never loads vision
+
         try:
             reading = reader.read(image)
         except Exception:  # noqa: BLE001 - a check that trips must not lose the taught still
@@ -422,8 +424,8 @@ class TableCommands:
             return None if got is letter else (got.value, float(reading.confidence))
         if getattr(reading, "pose", None) is None or reading.reason == "no dreidel found":
             return ("finds no dreidel in this picture", None)
-        if reading.reason == "the face shows no letter":
-            return ("sees no letter on this picture's dreidel", None)
+        if reading.reason == NO_LETTER:
+            return ("sees no letter, or one too faint to read, on this picture's dreidel", None)
         return None
 
     def _generic_reader(self) -> Any:

@@ -82,6 +82,8 @@ PAIR_PATCH = 48
 #: read as Pe at 0.91-0.96. On 3544 tuning stills of the three renderers, and the frames read in 135 tuning
 #: recordings, no other letter was read below 8.
 MIN_CONTRAST = MIN_SCALE
+#: the reading's ``reason`` for a face under ``MIN_CONTRAST`` (the table's teaching check tells it apart)
+NO_LETTER = "the face shows no letter, or one too faint to read"
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
 #: of one of them must be steady under nudges of the face's outline
 CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
@@ -767,7 +769,7 @@ class LetterRecognizer:
                              "with the whole dreidel inside the tray")
         face = face_input(image, pose.face_quad)
         if face.contrast < MIN_CONTRAST:
-            raise ValueError(f"{label} ({letter.value}): the face shows no letter; "
+            raise ValueError(f"{label} ({letter.value}): {NO_LETTER}; "
                              "retake it with the letter up and lit")
         z, _, emb = self.model.score(face)
         idx = LETTERS.index(letter)
@@ -893,7 +895,7 @@ class LetterRecognizer:
             return LetterReading(None, 0.0, uniform, pose, reason="no dreidel found")
         face = face_input(image_bgr, pose.face_quad)
         if face.contrast < MIN_CONTRAST:
-            return LetterReading(None, 0.0, uniform, pose, reason="the face shows no letter")
+            return LetterReading(None, 0.0, uniform, pose, reason=NO_LETTER)
         generic, taught = self._face_scores([face], pose.confidence)[0]
         decision = self._decide(generic, taught)
         best, confidence, got = decision.best, decision.confidence, decision.scores

@@ -20,7 +20,7 @@ from tests.vision.test_pose import clean_style, quad_iou, synth_truth_quad
 from vision.features import MIN_SCALE, face_input
 from vision.letter_synth import render_still
 from vision.pose import find_resting_dreidel
-from vision.recognizer import MIN_CONTRAST, LetterRecognizer
+from vision.recognizer import MIN_CONTRAST, NO_LETTER, LetterRecognizer
 
 DATA = Path(__file__).resolve().parent / "data"
 
@@ -36,7 +36,7 @@ def test_the_faint_hollow_nun_is_not_read_as_pe() -> None:
     reading = LetterRecognizer.default().read(image, pose)
     # session 20's recognizer read it as Pe at 0.965
     assert reading.letter is None
-    assert reading.reason == "the face shows no letter"
+    assert reading.reason == NO_LETTER
 
 
 def faded(image: np.ndarray, quad: np.ndarray, keep: float) -> np.ndarray:
@@ -65,9 +65,9 @@ def test_a_face_under_the_floor_is_never_read_and_one_over_it_is_asked(seed: int
     contrast = face_input(image, pose.face_quad).contrast
     reading = LetterRecognizer.default().read(image, pose)
     if contrast < MIN_SCALE:
-        assert reading.letter is None and reading.reason == "the face shows no letter"
+        assert reading.letter is None and reading.reason == NO_LETTER
     else:
-        assert reading.reason != "the face shows no letter"
+        assert reading.reason != NO_LETTER
 
 
 def test_the_floor_is_the_inputs_own() -> None:

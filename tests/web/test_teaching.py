@@ -12,7 +12,7 @@ from table_fakes import make_session, run
 from controller.clock import FakeClock
 from controller.rules.letters import Letter
 from controller.table_session import CommandError
-from vision.recognizer import LetterReading
+from vision.recognizer import NO_LETTER, LetterReading
 
 
 class FakeReader:
@@ -53,6 +53,15 @@ def test_a_still_with_no_dreidel_is_kept_with_a_warning(tmp_path: Path, clock: F
     reply = session.command("enroll", {"letter": "nun"}, "judge:zoe")
     assert reply == ("learned nun (1 still); note: the machine finds no dreidel in this picture: "
                      "check the letter, or remove it (nun_1.png)")
+
+
+def test_a_still_whose_letter_is_too_faint_is_kept_with_a_warning(tmp_path: Path, clock: FakeClock) -> None:
+    """The reader's own reason for a face under its contrast floor (a letter too faint, or none) names the warning."""
+    session = taught_session(tmp_path, clock, reading(None, 0.0, NO_LETTER))
+    reply = session.command("enroll", {"letter": "nun"}, "judge:zoe")
+    assert reply == ("learned nun (1 still); note: the machine sees no letter, or one too faint to read, on this "
+                     "picture's dreidel: check the letter, or remove it (nun_1.png)")
+    assert (tmp_path / "enroll" / "nun_1.png").is_file()
 
 
 @pytest.mark.parametrize("said", [reading(Letter.GIMEL, 0.99), reading(None, 0.6, "not sure enough")])
