@@ -759,18 +759,22 @@ class DreidelTracker:
         return b, False
 
     def _fragment_by_hand(self, b: Blob, hands: list[Blob]) -> bool:
-        """Is ``b`` a piece of the dreidel a hand covers, not the dreidel: at most ``_FRAGMENT`` of the dreidel
-        seen last with no hand in view and smaller than that dreidel would show standing up (``_UPRIGHT_SHARE``),
-        within its length of where it was, and beside a hand (its box within ``_HAND_REACH`` px of the hand's)?
+        """Is ``b`` a piece of the dreidel a hand covers, or of the hand, not the dreidel: at most ``_FRAGMENT``
+        of the dreidel seen last with no hand in view, smaller than that dreidel would show standing up
+        (``_UPRIGHT_SHARE``), and beside a hand (its box within ``_HAND_REACH`` px of the hand's)?
 
         Altsim 820004: a hand closing over the resting dreidel left the end of its handle in sight; the
         track, reset as the dreidel went under the hand, started again on that 28 px piece (the body was
         182 px) and followed it as the dreidel, present and free, while the hand lifted it away.
+
+        Where the piece lies does not matter. Altsim 1280005: a hand picking the dreidel up; the tracker took
+        up a fingertip standing apart from the hand (a fifth of the dreidel, 61 px from where it lay, so
+        beyond the one dreidel length this rule used to look within), and the judge, seeing it move, judged
+        a spin that never was. Any dreidel on its own shows more than this, lying or standing; on the tuning
+        recordings (48 twin, 119 second-renderer) dropping the distance changed no other verdict.
         """
         ref = self._clear
         if ref is None or b.area >= _FRAGMENT * ref.area or b.area >= _UPRIGHT_SHARE * ref.width**2:
-            return False
-        if math.hypot(b.x - ref.x, b.y - ref.y) > max(ref.length, 6.0):
             return False
         bx, by, bw, bh = b.bbox
         for hb in hands:

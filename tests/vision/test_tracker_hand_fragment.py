@@ -20,7 +20,7 @@ _SKIN = (120, 160, 215)
 
 
 def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool, upright: bool = False,
-             long_body: bool = False) -> np.ndarray:
+             long_body: bool = False, fingertip: bool = False) -> np.ndarray:
     img = felt(_FELT, _SIZE)
     if dreidel and long_body:
         img[115:125, 136:172] = (170, 170, 180)  # a long, slim body lying, 36 x 10 (altsim's dreidels are 2.2-3.3)
@@ -30,12 +30,14 @@ def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool, u
         img[117:123, 122:128] = (170, 170, 180)  # the handle's end, left of the hand's fingers
     if upright:
         img[115:125, 120:130] = (170, 170, 180)  # the long body standing up, 10 x 10, just left of the hand
+    if fingertip:
+        img[196:202, 176:182] = (150, 150, 160)  # a fingertip apart from the hand, 6 x 6, 85 px from the body
     if hand:
         img[108:240, 134:172] = _SKIN  # a hand from the picture's bottom edge over the body
     return with_noise(rng, img)
 
 
-def _run(piece_only: bool) -> list[TrackResult]:
+def _run(piece_only: bool, fingertip: bool = False) -> list[TrackResult]:
     rng = np.random.default_rng(3)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))  # a 640 px camera's dreidels on its 320 px picture
     for i in range(17):
@@ -47,7 +49,7 @@ def _run(piece_only: bool) -> list[TrackResult]:
         out.append(tr)
     tracker.reset_track()  # the judge's reset once the dreidel is under the hand
     for k in range(4, 10):
-        tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, False, True, piece_only)))
+        tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, False, True, piece_only, fingertip=fingertip)))
         assert tr is not None
         out.append(tr)
     return out
@@ -84,3 +86,15 @@ def test_with_nothing_sticking_out_the_hand_alone_is_seen() -> None:
     seen = _run(piece_only=False)
     for tr in seen[4:]:
         assert tr.hands and tr.dreidel is None
+
+
+def test_a_fingertip_apart_from_the_hand_is_not_the_dreidel() -> None:
+    # altsim 1280005: a hand picking the resting dreidel up; once the dreidel was under the hand the tracker took
+    # up a fingertip standing apart from it (a fifth of the dreidel, 61 px from where it lay) and the judge, seeing
+    # it move, judged a spin that never was. A piece this small beside a hand is never the dreidel on its own,
+    # wherever it lies: a released top shows at least its standing cross-section
+    seen = _run(piece_only=False, fingertip=True)
+    for tr in seen[4:]:
+        assert tr.hands, "the hand is seen"
+        assert tr.dreidel is None, f"a {tr.dreidel.area:.0f} px fingertip taken for the dreidel"
+        assert tr.merged, "the dreidel is in the hand"
