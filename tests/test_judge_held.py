@@ -111,6 +111,31 @@ def test_a_dreidel_held_down_before_its_release_is_dated_from_its_release() -> N
 
 
 
+class BrieflySeenScene(HeldDownScene):
+    """As :class:`HeldDownScene`, but the dreidel shows beside the fingers only for the last quarter second of
+    the carrying, just long enough to be taken for a release, before the palm covers it (altsim 1300009: the
+    arm carried the dreidel in, the hand held it 0.6 s, then let go)."""
+
+    def _draw_spin(self, img: np.ndarray, sp: ScriptedSpin, t: float) -> None:
+        palm = self._palm(t)
+        if palm is not None and sp.release_t - 1.45 <= t < sp.release_t - 1.2:
+            _upright(img, (palm[0] - 72, palm[1] - 12), self.style)  # in the fingers
+        elif palm is not None and t >= sp.release_t - 1.2:
+            _upright(img, (sp.x, sp.y), self.style)  # set down: the palm slides over it
+        SceneRenderer._draw_spin(self, img, sp, t)
+
+
+def test_a_dreidel_seen_only_before_its_spin_began_is_dated_from_its_release() -> None:
+    # the "spin" began on the quarter second the carried dreidel was seen; no frame of it saw the dreidel
+    # before the hand hid it, and the rule for a hand that never let go (re-release where it reappears)
+    # looked only at spins seen since they began: the spin was dated 1.45 s early (altsim 1300009: 0.85 s)
+    verdicts, _ = run([HELD], HELD.rest_t + 2.0, scene=BrieflySeenScene([HELD], SceneStyle(), seed=7))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.release_t is not None and abs(v.release_t - HELD.release_t) < 0.15, v.release_t
+    assert v.valid and v.stable_s is not None and abs(v.stable_s - HELD.rules_stable_s) < 0.4
+
+
 def test_without_a_tray_found_a_valid_spin_goes_to_a_judge() -> None:
     """Where no tray is found the whole picture stands in for it, and a dreidel that rolled off the tray
     looks inside it (altsim 820007): a valid spin then asks a judge whether it rested in the tray."""
