@@ -198,3 +198,39 @@ def test_a_faint_top_that_shows_nothing_changing_while_it_sleeps_is_not_at_rest(
     assert len(verdicts) == 1
     v = verdicts[0]
     assert v.rest_t is not None and abs(v.rest_t - REST_T) < 0.15, v.rest_t
+
+
+class TwoOutlinesTracker(ScriptedTracker):
+    """A long dreidel lying still on felt of nearly its colour (twin 80003, a wooden dreidel on brown felt): its
+    outline is found whole on half the frames and as a compact piece of it on the others, at random, centred 3
+    lores px (an eighth of its length) apart, and not at all on every seventh. The picture in its box does not change."""
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        tr = super().process_small(index, t, small, full)
+        if t < REST_T or tr.dreidel is None:
+            return tr
+        if index % 7 == 0:
+            return TrackResult(index=index, t=t, dreidel=None, hands=(), merged=False, motion=0.0, in_tray=True,
+                               scale=SCALE)
+        if self.rng.random() < 0.5:
+            blob = Blob(x=175.0, y=90.0, area=70.0, bbox=(170, 86, 10, 8), elongation=1.3, angle_deg=10.0,
+                        length=10.0, width=8.0, edge=False, skin=0.0)
+        else:
+            blob = Blob(x=172.0, y=90.0, area=160.0, bbox=(160, 86, 24, 8), elongation=2.8, angle_deg=10.0,
+                        length=24.0, width=7.0, edge=False, skin=0.0)
+        return TrackResult(index=index, t=t, dreidel=blob, hands=(), merged=False, motion=0.0, in_tray=True,
+                           scale=SCALE)
+
+
+@pytest.mark.parametrize("seed", range(3, 11))
+def test_a_lying_dreidel_seen_as_two_outlines_comes_to_rest_where_it_stopped(seed: int) -> None:
+    """The centroid jumps by an eighth of the length between frames, so the observer may never call it still, and
+    the running medians jump with it: more than 5% of the length, so before the fix it did not come to rest on
+    seeds 4, 8 and 10 (80003: its rest was dated when a hand came to take it, 1.9-3.3 s late, and that hand was
+    taken for interference on a valid spin). Nothing in the picture changes and the positions stay within 15%
+    of the length: it is at rest."""
+    verdicts = judge_script(TwoOutlinesTracker(jitter=0.0, rest_motion=0.0, seed=seed))
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    assert v.rest_t is not None and abs(v.rest_t - REST_T) < 0.3, v.rest_t
+    assert v.stable_s is not None and "interference" not in v.reasons
