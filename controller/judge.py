@@ -991,12 +991,7 @@ class SpinJudge:
         covered it for 0.6 s and let go, and the spin was dated 0.85 s early in both modes (the IMU looks for
         the release's knock at most 0.8 s after the camera's release).
         """
-        if obs.x is not None and obs.y is not None:
-            xy = (obs.x, obs.y)
-        elif spin.xs:
-            xy = (spin.xs[-1], spin.ys[-1])
-        else:
-            xy = (spin.lead_in[-1][1], spin.lead_in[-1][2])
+        xy = (obs.x, obs.y) if obs.x is not None and obs.y is not None else (spin.xs[-1], spin.ys[-1])
         release_t = self._release_from_hand(t, xy)
         if spin.last_out:
             # what was followed, never let go, went out of the tray or to the picture's edge: it was the hand
