@@ -117,6 +117,10 @@ class Tally:
     plain_err: list[float] = field(default_factory=list)
     rest_err: list[float] = field(default_factory=list)
     needs_judge: int = 0
+    #: clear spins (|s-3| > 0.15) called wrongly valid or invalid, and of those the ones the judge did not
+    #: refer to a human (a close call, a letter unread...): what a table would have played wrong
+    clear_wrong: int = 0
+    clear_wrong_unreferred: int = 0
     mistakes: list[str] = field(default_factory=list)
 
 
@@ -180,6 +184,8 @@ def score(tally: Tally, name: str, truth: list[dict[str, Any]], verdicts: list[d
             if bool(v["valid"]) == bool(tr["valid"]):
                 tally.clear_right += 1
             else:
+                tally.clear_wrong += 1
+                tally.clear_wrong_unreferred += int(not needs[j])
                 tally.mistakes.append(
                     f"{name}: spin {i} ({tr['kind']}) valid={v['valid']} {v['reasons']} truth={tr['valid']} {tr['reasons']}"
                     f" stable {v['stable_s']} vs {stable_true}"
@@ -285,6 +291,10 @@ def main() -> None:
             f"{fmt_pct(t.clear_right, t.clear_total):>34} {np.median(se):>13.3f}s {np.percentile(se, 95):>5.3f}s "
             f"{fmt_pct(int((re_ <= 0.3).sum()), int(re_.size)):>20} {t.needs_judge:>6}"
         )
+    for m in wanted:
+        t = tallies[m]
+        print(f"{m}: valid/invalid wrong on clear spins: {t.clear_wrong}, of which not referred to a judge: "
+              f"{t.clear_wrong_unreferred}")
     for m in wanted:
         t = tallies[m]
         knocks = len(t.stable_err) - len(t.plain_err)

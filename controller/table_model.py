@@ -105,4 +105,5 @@ def verdict_json(v: VerdictView) -> dict[str, Any]:
         "confidence": round(v.confidence, 3),
         "needs_judge": v.needs_judge,
         "release_t": None if v.release_t is None else round(v.release_t, 3),
+        "notes": list(v.notes),
     }

@@ -114,6 +114,8 @@ class VerdictView:
     raw_evidence: Any = None
     #: where the tip points at rest: degrees in the picture, clockwise from +x (the judge's convention)
     tip_bearing_deg: float | None = None
+    #: what the judge noted (why it asks a judge, what it set aside), for the judge console
+    notes: tuple[str, ...] = ()
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -148,6 +150,7 @@ class VerdictView:
             evidence=evidence,
             raw_evidence=raw if hasattr(raw, "timeline") or hasattr(raw, "still") else None,
             tip_bearing_deg=_opt_float(getattr(v, "tip_bearing_deg", None)),
+            notes=tuple(str(n) for n in (getattr(v, "notes", ()) or ())),
         )
 
 

@@ -131,6 +131,34 @@ def test_short_spin() -> None:
     assert verdicts[0].confidence > 0.9
 
 
+@pytest.mark.parametrize(("stable_s", "imu"), [(2.35, False), (2.45, False), (3.15, True)],
+                         ids=["camera-short", "camera-valid", "imu-short"])
+def test_a_spin_timed_within_the_machines_usual_error_of_3_s_goes_to_a_judge(stable_s: float, imu: bool) -> None:
+    """A spin that only its timing decides, timed nearer 3 s than the machine's usual error (camera only 0.2 s,
+    with the IMU 0.1 s: JudgeSettings.close_call_*), is a close call: a judge decides, and the machine's call
+    (valid, or short) stays as its suggestion. The scripted spins are timed (by this crude scene's physics)
+    3.00 and 3.03 s from the camera and 2.97 s with the IMU."""
+    verdicts, _ = run([ScriptedSpin(release_t=1.5, stable_s=stable_s, wobble_s=0.9)], 8.5, imu=imu)
+    assert len(verdicts) == 1
+    v = verdicts[0]
+    window = 0.1 if imu else 0.2
+    assert v.stable_s is not None and abs(v.stable_s - 3.0) < window  # the premise: timed within the window
+    assert v.imu_used == imu
+    assert v.needs_judge
+    assert v.valid == (v.stable_s >= 3.0)
+    assert v.reasons == (() if v.valid else ("short",))
+    assert any(n.startswith("a close call") for n in v.notes), v.notes
+
+
+def test_a_close_call_for_the_camera_alone_is_not_one_with_the_imu() -> None:
+    """Timed 3.12 s with the IMU: nearer 3 s than the camera's usual error, but not the IMU's. The machine
+    decides."""
+    verdicts, _ = run([ScriptedSpin(release_t=1.5, stable_s=3.3, wobble_s=0.9)], 8.5, imu=True)
+    v = verdicts[0]
+    assert v.imu_used and v.stable_s is not None and 0.1 < v.stable_s - 3.0 < 0.2
+    assert v.valid and not v.needs_judge
+
+
 def test_hand_touch_is_interference() -> None:
     spin = ScriptedSpin(release_t=1.5, stable_s=3.5, touch_t=3.2)
     verdicts, _ = run([spin], 8.0)

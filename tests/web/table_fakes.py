@@ -57,6 +57,7 @@ class Verdict:
     evidence: Any = None
     tip_bearing_deg: float | None = None
     release_t: float | None = None
+    notes: list[str] = field(default_factory=list)
 
 
 @dataclass

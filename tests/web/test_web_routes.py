@@ -251,3 +251,24 @@ def test_the_console_flags_a_machine_timed_spin_close_to_3_s(tmp_path: Path, clo
     assert len(re.findall(r'<a class="near3"', r.get_data(as_text=True))) == 1
     by_hand = session.spins()[0]["spin_id"]
     assert c.get(f"/judge/spin/{by_hand}").status_code == 200
+
+
+def test_the_console_says_why_the_machine_asks_a_judge(tmp_path: Path, clock: FakeClock) -> None:
+    """A close call is a valid-looking verdict with no reason code: without the judge's note the "Judge needed"
+    card would not say what to check. The note is shown on the card, escaped."""
+    session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
+    note = "a close call: stable 3.031 s, within 0.20 s of the rule's 3.0 s (camera only) <b>"
+    world.next_verdicts = [Verdict(True, Letter.NUN, stable_s=3.031, needs_judge=True, notes=[note])]
+    world.launch()
+    run(session, clock, 3)
+    store = PasswordStore(tmp_path / "judge.pw")
+    store.set(PASSWORD)
+    app = create_app(session, passwords=store, secret_key=b"k" * 32, clock=clock)
+    app.testing = True
+    c = app.test_client()
+    judge_token(c)
+    page = c.get("/judge").get_data(as_text=True)
+    card = page[page.index('id="awaiting"'):]
+    card = card[:card.index("</section>")]
+    assert "a close call: stable 3.031 s" in card and "&lt;b&gt;" in card, card
+    assert session.snapshot()["awaiting_judge"]["notes"] == [note]
