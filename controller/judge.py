@@ -154,6 +154,8 @@ class SpinVerdict:
     imu_used: bool = False
     tip_bearing_deg: float | None = None
     rest_xy: tuple[float, float] | None = None
+    #: a judge is asked because the spin was timed nearer 3 s than the machine's usual error (``needs_judge``)
+    close_call: bool = False
 
     def to_json(self) -> dict[str, Any]:
         """Exactly the fields of ``sevivon analyze --json`` (DESIGN.md)."""
@@ -1324,7 +1326,8 @@ class SpinJudge:
         if (lost and not left and interf is None) or slid:
             needs_judge = True
         close = s.close_call_imu_s if imu_used else s.close_call_s
-        if not (left or slid or touched) and stable_s >= s.immediate_s and margin < close:
+        close_call = not (left or slid or touched) and stable_s >= s.immediate_s and margin < close
+        if close_call:
             # only the timing decides this spin, and it is nearer the rule than the machine's usual error
             needs_judge = True
             notes.append(f"a close call: stable {stable_s:.3f} s, within {close:.2f} s of the rule's "
@@ -1354,6 +1357,7 @@ class SpinJudge:
             pose=pose,
             series=(ts_w, wb),
             ended_by_touch=ended_by_touch,
+            close_call=close_call,
         )
         self._after_rest = not lost
         if spin.rest_obs is not None and spin.rest_obs.x is not None and spin.rest_obs.y is not None:
@@ -1503,6 +1507,7 @@ class SpinJudge:
         pose: Any,
         series: tuple[np.ndarray, np.ndarray],
         ended_by_touch: bool = False,
+        close_call: bool = False,
     ) -> SpinVerdict:
         evidence = None
         if self.keep_evidence:
@@ -1535,6 +1540,7 @@ class SpinJudge:
             imu_used=imu_used,
             tip_bearing_deg=bearing,
             rest_xy=rest_xy,
+            close_call=close_call,
         )
         self.verdicts.append(verdict)
         self._spin = None

@@ -106,4 +106,5 @@ def verdict_json(v: VerdictView) -> dict[str, Any]:
         "needs_judge": v.needs_judge,
         "release_t": None if v.release_t is None else round(v.release_t, 3),
         "notes": list(v.notes),
+        "close_call": v.close_call,
     }

@@ -116,6 +116,8 @@ class VerdictView:
     tip_bearing_deg: float | None = None
     #: what the judge noted (why it asks a judge, what it set aside), for the judge console
     notes: tuple[str, ...] = ()
+    #: the judge asks because the spin was timed nearer 3 s than its usual error
+    close_call: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -151,6 +153,7 @@ class VerdictView:
             raw_evidence=raw if hasattr(raw, "timeline") or hasattr(raw, "still") else None,
             tip_bearing_deg=_opt_float(getattr(v, "tip_bearing_deg", None)),
             notes=tuple(str(n) for n in (getattr(v, "notes", ()) or ())),
+            close_call=bool(getattr(v, "close_call", False)),
         )
 
 

@@ -763,6 +763,9 @@ class TableSession(TableCommands, SimulatedPeople):
             return f"{s.winner} wins the table!{prize}"
         if self._awaiting is not None:
             a = self._awaiting
+            if a.verdict.get("close_call"):
+                # the machine's "too short" or "valid" is only its suggestion: say what is in doubt
+                return "Judge needed: a close call, near 3 s"
             return f"Judge needed: {a.verdict.get('reason_text') or 'the machine is unsure'}"
         if stage is Stage.CHOOSING_FIRST:
             if not self.camera.ok or self._judge is None or not self.calibration.seats:

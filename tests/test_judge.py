@@ -148,6 +148,7 @@ def test_a_spin_timed_within_the_machines_usual_error_of_3_s_goes_to_a_judge(sta
     assert v.valid == (v.stable_s >= 3.0)
     assert v.reasons == (() if v.valid else ("short",))
     assert any(n.startswith("a close call") for n in v.notes), v.notes
+    assert v.close_call
 
 
 def test_a_close_call_for_the_camera_alone_is_not_one_with_the_imu() -> None:
@@ -156,7 +157,7 @@ def test_a_close_call_for_the_camera_alone_is_not_one_with_the_imu() -> None:
     verdicts, _ = run([ScriptedSpin(release_t=1.5, stable_s=3.3, wobble_s=0.9)], 8.5, imu=True)
     v = verdicts[0]
     assert v.imu_used and v.stable_s is not None and 0.1 < v.stable_s - 3.0 < 0.2
-    assert v.valid and not v.needs_judge
+    assert v.valid and not v.needs_judge and not v.close_call
 
 
 def test_hand_touch_is_interference() -> None:

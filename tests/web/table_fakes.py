@@ -58,6 +58,7 @@ class Verdict:
     tip_bearing_deg: float | None = None
     release_t: float | None = None
     notes: list[str] = field(default_factory=list)
+    close_call: bool = False
 
 
 @dataclass

@@ -258,7 +258,7 @@ def test_the_console_says_why_the_machine_asks_a_judge(tmp_path: Path, clock: Fa
     card would not say what to check. The note is shown on the card, escaped."""
     session, world = make_session(tmp_path, clock, '[table]\nfirst = "Ann"\n', sim=False)
     note = "a close call: stable 3.031 s, within 0.20 s of the rule's 3.0 s (camera only) <b>"
-    world.next_verdicts = [Verdict(True, Letter.NUN, stable_s=3.031, needs_judge=True, notes=[note])]
+    world.next_verdicts = [Verdict(True, Letter.NUN, stable_s=3.031, needs_judge=True, notes=[note], close_call=True)]
     world.launch()
     run(session, clock, 3)
     store = PasswordStore(tmp_path / "judge.pw")
@@ -272,3 +272,5 @@ def test_the_console_says_why_the_machine_asks_a_judge(tmp_path: Path, clock: Fa
     card = card[:card.index("</section>")]
     assert "a close call: stable 3.031 s" in card and "&lt;b&gt;" in card, card
     assert session.snapshot()["awaiting_judge"]["notes"] == [note]
+    # the banner (on the players' display too) says what is in doubt, not the machine's suggestion
+    assert session.snapshot()["message"] == "Judge needed: a close call, near 3 s"
