@@ -1326,7 +1326,7 @@ class SpinJudge:
         if (lost and not left and interf is None) or slid:
             needs_judge = True
         close = s.close_call_imu_s if imu_used else s.close_call_s
-        close_call = not (left or slid or touched) and stable_s >= s.immediate_s and margin < close
+        close_call = not (lost or left or touched) and stable_s >= s.immediate_s and margin < close
         if close_call:
             # only the timing decides this spin, and it is nearer the rule than the machine's usual error
             needs_judge = True
