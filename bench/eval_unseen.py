@@ -38,10 +38,10 @@ from hardware.sim.physics import SpinKind  # noqa: E402
 
 #: the first seed of the tuning set: 700000-700099 were rendered, judged and looked at while tuning
 SEED0 = 700_000
-#: the first seed of the held-out set (fixed at the end of the twenty-second session, after its second set was judged; not rendered yet): never rendered or
-#: judged while tuning. 760000-760015, 780000-780015, 800000-800015, 820000-820015, 840000-840015, 860000-860015, 880000-880015, 900000-900015, 920000-920015, 940000-940015, 960000-960015, 980000-980015, 1000000-1000015, 1020000-1020015, 1040000-1040015, 1060000-1060015, 1080000-1080015, 1100000-1100015, 1120000-1120015, 1140000-1140015, 1160000-1160015, 1180000-1180015, 1200000-1200015, 1220000-1220015, 1240000-1240015, 1260000-1260015, 1280000-1280015, 1300000-1300015 and 1320000-1320015, earlier sessions'
+#: the first seed of the held-out set (fixed in the twenty-third session, after its set was judged; not rendered yet): never rendered or
+#: judged while tuning. 760000-760015, 780000-780015, 800000-800015, 820000-820015, 840000-840015, 860000-860015, 880000-880015, 900000-900015, 920000-920015, 940000-940015, 960000-960015, 980000-980015, 1000000-1000015, 1020000-1020015, 1040000-1040015, 1060000-1060015, 1080000-1080015, 1100000-1100015, 1120000-1120015, 1140000-1140015, 1160000-1160015, 1180000-1180015, 1200000-1200015, 1220000-1220015, 1240000-1240015, 1260000-1260015, 1280000-1280015, 1300000-1300015, 1320000-1320015 and 1340000-1340015, earlier sessions'
 #: held-out sets, were studied after they were judged and are tuning data now (``--seed0 760000`` and so on).
-HELDOUT_SEED0 = 1_340_000
+HELDOUT_SEED0 = 1_360_000
 KINDS: tuple[SpinKind, ...] = (
     SpinKind.VALID, SpinKind.SHORT, SpinKind.NEAR_3S, SpinKind.WOBBLE_AT_ONCE,
     SpinKind.UPSIDE_DOWN, SpinKind.LEFT_TRAY, SpinKind.HAND_TOUCH, SpinKind.VALID, SpinKind.NO_RELEASE,
