@@ -10,7 +10,8 @@ and letter_synth 5,000,000+, held-out fonts; ``--check``: 50,000 seeds further o
 a benchmark's or a session's held-out seeds), with ``--worn`` letter_synth dreidels worn as often as the twin's
 (``build_letter_model.maybe_worn``), and prints per bin the Nun/Gimel reads that ``LetterRecognizer.read`` would
 accept untaught (min(confidence, steadiness) at the bin's threshold, or else the second look of
-``bench_letters.model_reader`` at its own), right and wrong, and the most confident wrong reads, by renderer.
+``bench_letters.model_reader`` at its own), right and wrong, and the most confident wrong reads, by renderer; then
+the Hey, Shin and Pe reads at their letters' own thresholds, by face size.
 
     .venv/bin/python bench/diag_small_face_tail.py [--model M.onnx] [--n 6000] [--worn] [--check] [--save rows.npy]
     .venv/bin/python bench/diag_small_face_tail.py --rows rows.npy [--model M.onnx] [--no-pair]   (saved rows again)
@@ -161,6 +162,30 @@ def report(rows: np.ndarray, name: str, calibration: Calibration, look: PairLook
     return total_right, total_wrong
 
 
+def report_others(rows: np.ndarray, calibration: Calibration) -> tuple[int, int]:
+    """Print the Hey, Shin and Pe reads of ``rows`` at their letters' own thresholds (they have none by face size),
+    right and wrong by face size, with the surest wrong reads; return (right, wrong) in all (session 23: a held-out
+    Hey read as Shin at 0.94 on a 17 px face asked whether small faces need a size rule for them too)."""
+    side, truth, best, conf = rows.T[:4]
+    kind = rows[:, 5]
+    others = ~np.isin(best, (NUN, GIMEL))
+    floor = np.array([calibration.threshold_of(int(b)) for b in best])
+    read = others & (conf >= floor)
+    edges = (0.0, *build.SMALL_FACE_EDGES[:-1])
+    print("Hey, Shin and Pe reads at their own thresholds by face size: right / wrong | the surest wrong reads")
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        here = read & (side >= lo) & (side < hi)
+        wrong = here & (truth != best)
+        order = np.argsort(-conf[wrong])[:4]
+        surest = ", ".join(f"{conf[wrong][i]:.4f} {LETTERS[int(truth[wrong][i])].value}->"
+                           f"{LETTERS[int(best[wrong][i])].value} {KINDS[int(kind[wrong][i])]}" for i in order)
+        print(f"  {lo:4.0f}-{hi:<4.0f} {int((here & (truth == best)).sum()):5d} / {int(wrong.sum()):2d} | {surest}")
+    right_n, wrong_n = int((read & (truth == best)).sum()), int((read & (truth != best)).sum())
+    print(f"  in all: {right_n} right and {wrong_n} wrong ({wrong_n / max(1, right_n + wrong_n):.2%}; 95% bound "
+          f"{build.wrong_share_bound(wrong_n, right_n + wrong_n):.2%})")
+    return right_n, wrong_n
+
+
 def rate_fit(rows: np.ndarray, calibration: Calibration, share: float) -> tuple[ConfusableBin, ...]:
     """The bins the build's rate rule (``fit_confusable_bins(max_wrong_share=share)``) fits on ``rows``, with the
     calibration's own open-ended large-face bin (its rows are other stills)."""
@@ -197,6 +222,7 @@ def main() -> None:
         print(f"bins fitted by the rate rule ({args.share:.2%}) on {args.fit_rows}: "
               + ", ".join(f"<{b.below_px}: {b.threshold}" for b in calibration.confusable_bins or ()))
     report(rows, args.model.name, calibration, None if args.no_pair else reader.pair)
+    report_others(rows, calibration)
 
 
 if __name__ == "__main__":
