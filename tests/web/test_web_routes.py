@@ -274,3 +274,6 @@ def test_the_console_says_why_the_machine_asks_a_judge(tmp_path: Path, clock: Fa
     assert session.snapshot()["awaiting_judge"]["notes"] == [note]
     # the banner (on the players' display too) says what is in doubt, not the machine's suggestion
     assert session.snapshot()["message"] == "Judge needed: a close call, near 3 s"
+    # and the spin's own page, where a judge looks back at it later
+    spin_page = c.get(f"/judge/spin/{session.spins()[0]['spin_id']}").get_data(as_text=True)
+    assert "a close call: stable 3.031 s" in spin_page
