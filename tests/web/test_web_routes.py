@@ -57,6 +57,17 @@ def judge_token(client: FlaskClient) -> str:
     return csrf_of(client, "/judge")
 
 
+def judge_client(session: TableSession, tmp_path: Path, clock: FakeClock) -> FlaskClient:
+    """A test client of a judge logged in to ``session``'s console."""
+    store = PasswordStore(tmp_path / "judge.pw")
+    store.set(PASSWORD)
+    app = create_app(session, passwords=store, secret_key=b"k" * 32, clock=clock)
+    app.testing = True
+    c = app.test_client()
+    judge_token(c)
+    return c
+
+
 def test_display_and_public_api(app: Flask, table: TableSession) -> None:
     c = app.test_client()
     page = c.get("/")
@@ -231,12 +242,7 @@ def test_the_console_flags_a_machine_timed_spin_close_to_3_s(tmp_path: Path, clo
     run(session, clock, 3)
     world.launch()
     run(session, clock, 3)
-    store = PasswordStore(tmp_path / "judge.pw")
-    store.set(PASSWORD)
-    app = create_app(session, passwords=store, secret_key=b"k" * 32, clock=clock)
-    app.testing = True
-    c = app.test_client()
-    judge_token(c)
+    c = judge_client(session, tmp_path, clock)
     page = c.get("/judge").get_data(as_text=True)
     rows = re.findall(r'<td class="num">([^<]*)(<a class="near3" href="/judge/spin/([^"]+)")?', page)
     stables = {r[0] for r in rows}
@@ -261,12 +267,7 @@ def test_the_console_says_why_the_machine_asks_a_judge(tmp_path: Path, clock: Fa
     world.next_verdicts = [Verdict(True, Letter.NUN, stable_s=3.031, needs_judge=True, notes=[note], close_call=True)]
     world.launch()
     run(session, clock, 3)
-    store = PasswordStore(tmp_path / "judge.pw")
-    store.set(PASSWORD)
-    app = create_app(session, passwords=store, secret_key=b"k" * 32, clock=clock)
-    app.testing = True
-    c = app.test_client()
-    judge_token(c)
+    c = judge_client(session, tmp_path, clock)
     page = c.get("/judge").get_data(as_text=True)
     card = page[page.index('id="awaiting"'):]
     card = card[:card.index("</section>")]
