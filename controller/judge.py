@@ -234,9 +234,10 @@ class JudgeSettings:
     only its timing decides (valid, or short), timed within this of ``min_stable_s``, is a close call and
     goes to a judge with the evidence (RULES.md: the machine asks rather than guesses). Both are measured, not
     chosen (session 23, ``bench/close_calls.py`` on a ``same_verdicts.py run`` of the tuning recordings of
-    rounds 19-24: 699 timed spins per mode, the twin's and the second renderer's pooled): the absolute stable-time error's 68th percentile was 0.132 s
-    camera only and 0.073 s with the IMU (the sigmas), its 80th percentile 0.193 s and 0.106 s (the windows:
-    four in five of the machine's timings are nearer the truth than that). Of those recordings' 782 spins per
+    rounds 19-24: 699 timed spins per mode, the twin's and the second renderer's pooled): the absolute
+    stable-time error's 68th percentile was 0.132 s camera only and 0.073 s with the IMU (the sigmas), its 80th
+    percentile 0.193 s and 0.106 s (the windows: four in five of the machine's timings are nearer the truth than
+    that). Of those recordings' 782 spins per
     mode the windows send 68 (8.7%) camera only and 49 (6.3%) with the IMU to a judge, nearly all of the twin's
     "near 3 s" kind (one spin in eight of its scripts; a real table's share depends on its spinners). The
     valid/invalid calls left wrong and not referred fall from 28 to 8 camera only and from 17 to 6 with the
