@@ -71,13 +71,15 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               80001, 80002, 80003, 80004, 80005, 80006, 80007, 80008,
               80009, 80010, 80011, 80012, 80013, 80014, 80015, 80016,
               81001, 81002, 81003, 81004, 81005, 81006, 81007, 81008,
-              81009, 81010, 81011, 81012, 81013, 81014, 81015, 81016)
-#: held-out seeds, fixed in the twenty-third session after its set was judged (not rendered yet;
+              81009, 81010, 81011, 81012, 81013, 81014, 81015, 81016,
+              82001, 82002, 82003, 82004, 82005, 82006, 82007, 82008,
+              82009, 82010, 82011, 82012, 82013, 82014, 82015, 82016)
+#: held-out seeds, fixed at the end of the twenty-third session after its second set was judged (not rendered yet;
 #: 16 recordings, twice
 #: the earlier sets, so that one spin is a smaller share of a figure): nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
-HELDOUT_SEEDS = (82001, 82002, 82003, 82004, 82005, 82006, 82007, 82008,
-                 82009, 82010, 82011, 82012, 82013, 82014, 82015, 82016)
+HELDOUT_SEEDS = (83001, 83002, 83003, 83004, 83005, 83006, 83007, 83008,
+                 83009, 83010, 83011, 83012, 83013, 83014, 83015, 83016)
 #: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
 #: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
 SPEC_MIN_LENGTH_PX = 40.0
