@@ -1,0 +1,116 @@
+"""A dreidel that comes to rest across the tray's edge goes to a judge (second renderer 1360011 spin 1).
+
+A valid spin fell, slid for the rim and stopped with its centre 0.03 of its length outside the tray's outline
+that the judge had found: camera only it was called "left the tray", while by the renderer's truth (its body's
+centre) it lay in the tray. Where a dreidel lying across the edge "is" depends on the point taken for it and on
+an outline found to a pixel or two, so within ``JudgeSettings.edge_call`` of its length of the edge a judge
+decides, with the machine's call as the suggestion. Clearly in or clearly out, the machine decides. The scene
+is given as the tracker's answers frame by frame (lores px, 2 full px each), as in test_judge_left_tray.py.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import pytest
+from scripted_judge import run_judge, verdicts_of
+
+from controller.judge import SpinJudge, SpinVerdict
+from vision.background import TrayRegion
+from vision.tracker import Blob, TrackResult
+
+FPS = 60.0
+SCALE = 2.0
+W, H = 320, 240
+TRAY = (160.0, 110.0, 90.0)  # centre and radius (lores px): the rim's lowest point is at y = 200, in view
+RELEASE_T = 1.0  # a launcher drops it: no hand
+FALL_T = 5.0  # it falls (stable 4 s: valid by its time) ...
+SLIDE_S = 0.5  # ... and slides straight down to where it stops
+LENGTH = 21.0  # the lying dreidel's length (lores px)
+END_T = 9.0
+
+
+def _blob(x: float, y: float, area: float, length: float, elongation: float) -> Blob:
+    half = length / 2
+    return Blob(x=x, y=y, area=area, bbox=(int(x - half), int(y - half), int(2 * half), int(2 * half)),
+                elongation=elongation, angle_deg=0.0, length=length, width=length / elongation, edge=False,
+                skin=0.0, is_hand=False, tray_overlap=0.0)
+
+
+@dataclass
+class Scene:
+    """The dreidel stops with its centre ``off_edge`` of its length from the rim (positive inside)."""
+
+    off_edge: float
+
+    def rest_xy(self) -> tuple[float, float]:
+        return TRAY[0], TRAY[1] + TRAY[2] - self.off_edge * LENGTH
+
+    def track(self, index: int, t: float) -> TrackResult:
+        dreidel: Blob | None = None
+        motion = 3.0
+        rx, ry = self.rest_xy()
+        if RELEASE_T <= t < FALL_T:
+            dreidel = _blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
+        elif t >= FALL_T:
+            k = min((t - FALL_T) / SLIDE_S, 1.0)
+            dreidel = _blob(rx, TRAY[1] + k * (ry - TRAY[1]), 280.0, LENGTH, 2.0)
+            motion = 3.0 if k < 1.0 else 0.0
+        in_tray = dreidel is None or math.hypot(dreidel.x - TRAY[0], dreidel.y - TRAY[1]) <= TRAY[2]
+        return TrackResult(index=index, t=t, dreidel=dreidel, hands=(), merged=False, motion=motion,
+                           in_tray=in_tray, scale=SCALE)
+
+
+@dataclass
+class _ScriptedTracker:
+    scene: Scene
+    scale: float = SCALE
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        return self.scene.track(index, t)
+
+    def reset_track(self) -> None:
+        pass
+
+
+@dataclass
+class _LearnedBackground:
+    """A background model that has learned the empty tray and found the tray's outline."""
+
+    ready: bool = True
+    tray: TrayRegion = field(default_factory=lambda: TrayRegion.from_circle(*TRAY, (W, H)))
+    full_image: None = None
+
+    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
+        pass
+
+
+def judge(scene: Scene) -> SpinVerdict:
+    j = SpinJudge(None)
+    j.tracker = _ScriptedTracker(scene)  # type: ignore[assignment]
+    j.background = _LearnedBackground()  # type: ignore[assignment]
+    verdicts = verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
+    assert len(verdicts) == 1
+    return verdicts[0]
+
+
+@pytest.mark.parametrize("off_edge", [-0.1, -0.03, 0.05, 0.12])
+def test_a_dreidel_at_rest_across_the_tray_edge_goes_to_a_judge(off_edge: float) -> None:
+    v = judge(Scene(off_edge))
+    assert v.needs_judge
+    assert any("on the tray's edge" in n for n in v.notes), v.notes
+    # the machine's call, by where its centre lies, is the judge's suggestion
+    assert ("left_tray" in v.reasons) == (off_edge < 0)
+    assert v.stable_s is not None and abs(v.stable_s - (FALL_T - RELEASE_T)) < 0.3
+
+
+@pytest.mark.parametrize("off_edge", [-0.4, 0.3])
+def test_a_dreidel_at_rest_clearly_in_or_out_of_the_tray_is_the_machines_call(off_edge: float) -> None:
+    v = judge(Scene(off_edge))
+    assert not any("edge" in n for n in v.notes), v.notes
+    assert ("left_tray" in v.reasons) == (off_edge < 0)
+    assert v.valid == (off_edge > 0)
+    # (this judge reads no letters: a valid spin goes to a judge for its letter, one out of the tray does not)
+    assert v.needs_judge == v.valid
