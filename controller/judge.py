@@ -242,10 +242,11 @@ class JudgeSettings:
     or outside, straddles it, and a judge says whether it came to rest in the tray (the machine's call stays as
     the suggestion). The tray's outline is found to a pixel or two, and where a dreidel "is" is a convention:
     here its silhouette's centre, on the twin the mean of its mesh's vertices (which the handle pulls), on the
-    second renderer its body's centre. Session 23: on 736 rests of the tuning recordings of rounds 21-25 the
-    nearest to the edge lay 0.16 of their length inside and 0.39 outside; none was within 0.15. Second renderer
-    1360011 spin 1 came to rest 0.03 of its length outside the edge that the judge found, and is in the tray by
-    its truth: camera only it was called "left the tray" (a valid spin of 5.40 s). Of those recordings' 782 spins per
+    second renderer its body's centre. Session 23: on 736 rests of tuning recordings (twin 78001-81016, second
+    renderer 1260000-1340015, camera only) the nearest to the edge lay 0.16 of their length inside and 0.39
+    outside; none was within 0.15. Second renderer 1360011 spin 1 came to rest 0.03 of its length outside the
+    edge that the judge found, and is in the tray by its truth: camera only it was called "left the tray" (a
+    valid spin of 5.40 s). Of those recordings' 782 spins per
     mode the windows send 68 (8.7%) camera only and 49 (6.3%) with the IMU to a judge, nearly all of the twin's
     "near 3 s" kind (one spin in eight of its scripts; a real table's share depends on its spinners). The
     valid/invalid calls left wrong and not referred fall from 28 to 8 camera only and from 17 to 6 with the
