@@ -179,6 +179,22 @@ def test_a_spin_that_wobbled_before_it_was_seen_is_dated_within_the_unseen_stret
         assert wobble_onset(seen, WobbleSettings(unseen_share=0.0)) == pytest.approx(first)
 
 
+def test_a_jittery_outline_over_the_level_from_the_start_is_not_a_wobble_at_once() -> None:
+    """A dreidel seen only in part (a black dreidel on grey felt under a long shadow, second renderer 1360000
+    spin 0) has a centroid that jumps by a few percent of its length from frame to frame: "circling" over the
+    level from the first frame measured. A top that wobbled at once falls within a few seconds; this one sleeps
+    on and wobbles 4 s after its release, falling 5 s after it. Its onset is read on the period-scaled level:
+    after 3 s, a valid spin, not in the unseen stretch before its first frame (a wobble at once, "short")."""
+    for seed in (1, 2, 3):
+        track = spin_path(4.0, growth=1.5, fall_s=4.0 + math.log(30 / WOBBLE_DEG) / 1.5, jitter_px=3.0, seed=seed)
+        seen = first_seen_at(track, 0.4)
+        got = wobble_onset(seen)
+        assert got is not None and 3.0 < got - track.release_t < 4.5
+        # read as a wobble at once (as before session 23), it is dated before its first frame
+        at_once = wobble_onset(seen, WobbleSettings(at_once_fall_s=10.0))
+        assert at_once is not None and at_once < float(seen.t[0])
+
+
 def test_a_spin_hidden_long_after_its_release_is_dated_at_the_first_frame() -> None:
     """Seen first 1.5 s after the release (a hand hid it): the unseen stretch is too long to date the
     wobble inside it by a guess, so it is dated where it was seen."""
