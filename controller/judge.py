@@ -239,8 +239,8 @@ class JudgeSettings:
     percentile 0.193 s and 0.106 s (the windows: four in five of the machine's timings are nearer the truth than
     that).
     ``edge_call``: a dreidel at rest whose centre lies within this many of its lengths of the tray's edge, inside
-    or outside, straddles it, and a judge says whether it came to rest in the tray (the machine's call stays as
-    the suggestion). The tray's outline is found to a pixel or two, and where a dreidel "is" is a convention:
+    or outside, straddles it, and a judge says whether it came to rest in the tray, when that decides the spin
+    (a spin short or touched is re-spun either way; the machine's call stays as the suggestion). The tray's outline is found to a pixel or two, and where a dreidel "is" is a convention:
     here its silhouette's centre, on the twin the mean of its mesh's vertices (which the handle pulls), on the
     second renderer its body's centre. Session 23: on 736 rests of tuning recordings (twin 78001-81016, second
     renderer 1260000-1340015, camera only) the nearest to the edge lay 0.16 of their length inside and 0.39
@@ -1355,7 +1355,9 @@ class SpinJudge:
             notes.append(f"a close call: stable {stable_s:.3f} s, within {close:.2f} s of the rule's "
                          f"{s.min_stable_s:.1f} s ({'IMU' if imu_used else 'camera only'}): a judge decides from "
                          "the clip and the timeline")
-        edge = None if lost else self._rest_off_edge(spin)
+        # only where the tray decides the spin: one that is invalid anyway (short, touched) is re-spun either way
+        decided_by_tray = not (lost or touched) and set(reasons) <= {Reason.LEFT_TRAY.value, Reason.UNREADABLE.value}
+        edge = self._rest_off_edge(spin) if decided_by_tray else None
         if edge is not None and abs(edge) < s.edge_call:
             needs_judge = True
             notes.append(f"the dreidel came to rest on the tray's edge (its centre {abs(edge):.2f} of its length "

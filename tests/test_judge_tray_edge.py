@@ -44,6 +44,7 @@ class Scene:
     """The dreidel stops with its centre ``off_edge`` of its length from the rim (positive inside)."""
 
     off_edge: float
+    fall_t: float = FALL_T
 
     def rest_xy(self) -> tuple[float, float]:
         return TRAY[0], TRAY[1] + TRAY[2] - self.off_edge * LENGTH
@@ -52,10 +53,10 @@ class Scene:
         dreidel: Blob | None = None
         motion = 3.0
         rx, ry = self.rest_xy()
-        if RELEASE_T <= t < FALL_T:
+        if RELEASE_T <= t < self.fall_t:
             dreidel = _blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
-        elif t >= FALL_T:
-            k = min((t - FALL_T) / SLIDE_S, 1.0)
+        elif t >= self.fall_t:
+            k = min((t - self.fall_t) / SLIDE_S, 1.0)
             dreidel = _blob(rx, TRAY[1] + k * (ry - TRAY[1]), 280.0, LENGTH, 2.0)
             motion = 3.0 if k < 1.0 else 0.0
         in_tray = dreidel is None or math.hypot(dreidel.x - TRAY[0], dreidel.y - TRAY[1]) <= TRAY[2]
@@ -114,3 +115,10 @@ def test_a_dreidel_at_rest_clearly_in_or_out_of_the_tray_is_the_machines_call(of
     assert v.valid == (off_edge > 0)
     # (this judge reads no letters: a valid spin goes to a judge for its letter, one out of the tray does not)
     assert v.needs_judge == v.valid
+
+
+def test_a_short_spin_on_the_tray_edge_is_re_spun_without_a_judge() -> None:
+    """Short (1.5 s), it is re-spun whether it lies in the tray or not: the edge decides nothing."""
+    v = judge(Scene(-0.03, fall_t=RELEASE_T + 1.5))
+    assert "short" in v.reasons and not v.valid
+    assert not v.needs_judge and not any("edge" in n for n in v.notes), v.notes
