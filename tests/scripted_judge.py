@@ -3,9 +3,52 @@ the pictures fed only need the right sizes."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
 import numpy as np
 
 from controller.judge import JudgeEvent, SpinJudge, SpinVerdict
+from vision.background import TrayRegion
+from vision.tracker import TrackResult
+
+
+@dataclass
+class ScriptedTracker:
+    """Stands in for the tracker: each frame's answer comes from ``track(index, t)``."""
+
+    track: Callable[[int, float], TrackResult]
+    scale: float = 2.0
+
+    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
+        return self.track(index, t)
+
+    def reset_track(self) -> None:
+        pass
+
+
+@dataclass
+class LearnedBackground:
+    """Stands in for a background model that has learned the empty tray; ``tray`` is the outline it found (None:
+    none found)."""
+
+    tray: TrayRegion | None = None
+    ready: bool = True
+    full_image: None = None
+
+    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
+        pass
+
+
+def scripted_judge(track: Callable[[int, float], TrackResult], tray: TrayRegion | None = None,
+                   scale: float = 2.0, evidence_dir: Path | None = None) -> SpinJudge:
+    """A judge without a letter reader whose tracker answers from ``track`` and whose background has learned the
+    empty tray (outline ``tray``); ``evidence_dir``: where it writes each spin's evidence."""
+    judge = SpinJudge(None, evidence_dir=evidence_dir)
+    judge.tracker = ScriptedTracker(track, scale)  # type: ignore[assignment]
+    judge.background = LearnedBackground(tray)  # type: ignore[assignment]
+    return judge
 
 
 def run_judge(judge: SpinJudge, end_t: float, fps: float, small_hw: tuple[int, int] = (180, 320),

@@ -12,12 +12,8 @@ is exactly the one seen on the recording.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from scripted_judge import run_judge, scripted_judge, verdicts_of
 
-import numpy as np
-from scripted_judge import run_judge, verdicts_of
-
-from controller.judge import SpinJudge
 from vision.tracker import Blob, TrackResult
 
 FPS = 60.0
@@ -74,35 +70,8 @@ def track(index: int, t: float) -> TrackResult:
                        in_tray=in_tray, scale=SCALE)
 
 
-@dataclass
-class _ScriptedTracker:
-    """Stands in for the tracker: answers from :func:`track`."""
-
-    scale: float = SCALE
-
-    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
-        return track(index, t)
-
-    def reset_track(self) -> None:
-        pass
-
-
-@dataclass
-class _LearnedBackground:
-    """Stands in for a background model that has learned the empty tray (found no tray outline)."""
-
-    ready: bool = True
-    tray: None = None
-    full_image: None = None
-
-    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
-        pass
-
-
 def test_a_dreidel_taken_up_after_the_fingers_carried_off_is_dated_from_their_release() -> None:
-    judge = SpinJudge(None)
-    judge.tracker = _ScriptedTracker()  # type: ignore[assignment]
-    judge.background = _LearnedBackground()  # type: ignore[assignment]
+    judge = scripted_judge(track, None, SCALE)
     verdicts = verdicts_of(run_judge(judge, END_T, FPS, small_hw=(240, 320), full_hw=(480, 640)))
     assert len(verdicts) == 1
     v = verdicts[0]

@@ -14,11 +14,10 @@ import math
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import pytest
-from scripted_judge import run_judge, verdicts_of
+from scripted_judge import run_judge, scripted_judge, verdicts_of
 
-from controller.judge import SpinJudge, SpinVerdict
+from controller.judge import SpinVerdict
 from vision.background import TrayRegion
 from vision.tracker import Blob, TrackResult
 
@@ -94,34 +93,8 @@ class Scene:
                            in_tray=in_tray, scale=SCALE)
 
 
-@dataclass
-class _ScriptedTracker:
-    scene: Scene
-    scale: float = SCALE
-
-    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
-        return self.scene.track(index, t)
-
-    def reset_track(self) -> None:
-        pass
-
-
-@dataclass
-class _LearnedBackground:
-    """A background model that has learned the empty tray and found the tray's outline."""
-
-    ready: bool = True
-    tray: TrayRegion = field(default_factory=lambda: TrayRegion.from_circle(*TRAY, (W, H)))
-    full_image: None = None
-
-    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
-        pass
-
-
 def judge(scene: Scene, evidence_dir: Path | None = None) -> list[SpinVerdict]:
-    j = SpinJudge(None, evidence_dir=evidence_dir)
-    j.tracker = _ScriptedTracker(scene)  # type: ignore[assignment]
-    j.background = _LearnedBackground()  # type: ignore[assignment]
+    j = scripted_judge(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE, evidence_dir)
     return verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
 
 

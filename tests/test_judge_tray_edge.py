@@ -11,13 +11,12 @@ is given as the tracker's answers frame by frame (lores px, 2 full px each), as 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-import numpy as np
 import pytest
-from scripted_judge import run_judge, verdicts_of
+from scripted_judge import run_judge, scripted_judge, verdicts_of
 
-from controller.judge import SpinJudge, SpinVerdict
+from controller.judge import SpinVerdict
 from vision.background import TrayRegion
 from vision.tracker import Blob, TrackResult
 
@@ -64,34 +63,8 @@ class Scene:
                            in_tray=in_tray, scale=SCALE)
 
 
-@dataclass
-class _ScriptedTracker:
-    scene: Scene
-    scale: float = SCALE
-
-    def process_small(self, index: int, t: float, small: np.ndarray, full: object = None) -> TrackResult:
-        return self.scene.track(index, t)
-
-    def reset_track(self) -> None:
-        pass
-
-
-@dataclass
-class _LearnedBackground:
-    """A background model that has learned the empty tray and found the tray's outline."""
-
-    ready: bool = True
-    tray: TrayRegion = field(default_factory=lambda: TrayRegion.from_circle(*TRAY, (W, H)))
-    full_image: None = None
-
-    def update_full(self, full_bgr: np.ndarray, weight: float = 0.3) -> None:
-        pass
-
-
 def judge(scene: Scene) -> SpinVerdict:
-    j = SpinJudge(None)
-    j.tracker = _ScriptedTracker(scene)  # type: ignore[assignment]
-    j.background = _LearnedBackground()  # type: ignore[assignment]
+    j = scripted_judge(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE)
     verdicts = verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
     assert len(verdicts) == 1
     return verdicts[0]
