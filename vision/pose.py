@@ -78,6 +78,15 @@ class RestPose:
         )
 
 
+#: how unevenly a cast shadow may darken the three colour channels (see ``_distance_and_shadow``): generous, for
+#: a lamp and an ambient light of different colours
+SHADOW_SPREAD = (0.2, 0.05)
+#: the same for a second look when nothing was found: a pale dreidel a little darker than pale felt and of
+#: nearly its hue (altsim 1300004, 1380002) darkens the channels by 0.12-0.19 apart, which passed for a shadow
+#: whole; the cast shadows beside them by 0.00-0.03
+STRICT_SHADOW_SPREAD = (0.06, 0.03)
+
+
 def _lab(image_bgr: np.ndarray) -> np.ndarray:
     """CIE Lab with L in 0-100 and a, b centred on 0 (float32)."""
     # one pass to float (the same numbers as astype, then a float32 multiply)
@@ -124,10 +133,12 @@ class _Distances:
 
 
 def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smooth: int,
-                         image_lab: np.ndarray | None = None, uniform: bool = False) -> _Distances:
+                         image_lab: np.ndarray | None = None, uniform: bool = False,
+                         spread: tuple[float, float] = SHADOW_SPREAD) -> _Distances:
     """The colour distance from the background and where it looks like a shadow.
     ``uniform``: the background is one colour (its first pixel's). ``smooth`` (odd) is the box the
-    shadow test averages the channels over."""
+    shadow test averages the channels over. ``spread`` (a, b): how unevenly a shadow may darken the three
+    channels, at most ``a`` times their mean ratio plus ``b``."""
     # Channel by channel on 2-D planes: NumPy reduces a 3-long last axis slowly. The sums keep the order
     # of the per-pixel sums they replaced (L, a, b; then B, G, R), so the numbers are the same to the bit.
     il = _lab(image_bgr) if image_lab is None else image_lab
@@ -152,8 +163,9 @@ def _distance_and_shadow(image_bgr: np.ndarray, background_bgr: np.ndarray, smoo
         den = [c.astype(np.float32) + one for c in cv2.split(cv2.blur(background_bgr, k))]
     r0, r1, r2 = ((c.astype(np.float32) + one) / d for c, d in zip(cv2.split(cv2.blur(image_bgr, k)), den, strict=True))
     mean_ratio = (r0 + r1 + r2) * np.float32(1.0 / 3.0)
-    spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
-    shadow = (mean_ratio > 0.22) & (mean_ratio < 0.97) & (spread < 0.2 * mean_ratio + 0.05)
+    channel_spread = np.maximum(np.maximum(r0, r1), r2) - np.minimum(np.minimum(r0, r1), r2)
+    spread_limit = np.float32(spread[0]) * mean_ratio + np.float32(spread[1])
+    shadow = (mean_ratio > 0.22) & (mean_ratio < 0.97) & (channel_spread < spread_limit)
     return _Distances(raw, shadow, np.where(shadow, raw * np.float32(0.25), raw))
 
 
@@ -345,6 +357,17 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
             fg = ((dist > thr) & valid).astype(np.uint8)
             fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
             blob = _pick_blob(fg, scale, lab_small, felt_region, frame)
+    spread = SHADOW_SPREAD
+    if blob is None:
+        # A pale dreidel a little darker than pale felt, and of nearly its hue, can pass for a shadow whole
+        # (altsim 1300004, 1380002: "no dreidel found" on a dreidel anyone sees). Look again, counting as
+        # shadow only what darkens the three channels nearly alike, as a cast shadow does.
+        strict = _distance_and_shadow(small, bg_small, 3, lab_small, spread=STRICT_SHADOW_SPREAD)
+        if bool((dists.shadow & ~strict.shadow & (raw > thr) & valid).any()):
+            fg = ((strict.damped > thr) & valid).astype(np.uint8)
+            fg = cv2.morphologyEx(fg, cv2.MORPH_CLOSE, np.ones((3, 3), np.uint8))
+            blob = _pick_blob(fg, scale, lab_small, felt_region, frame)
+            spread = STRICT_SHADOW_SPREAD
     if blob is None:
         return None
     x, y, bw, bh = _with_shadowlike(blob, fg, raw > thr, valid, scale)
@@ -353,7 +376,7 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     margin = int(max(bw, bh) / scale * 0.25) + 6
     box = (max(0, int(x / scale) - margin), max(0, int(y / scale) - margin),
            min(w, int((x + bw) / scale) + margin), min(h, int((y + bh) / scale) + margin))
-    felt = _FeltModel(image_bgr, background_bgr, bg_small, scale, factor, tray)
+    felt = _FeltModel(image_bgr, background_bgr, bg_small, scale, factor, tray, spread)
     pose = felt.measure(box, thr)
     # Low contrast (wood on brown felt, a dark dreidel on dark felt): the picture-wide threshold may
     # leave only the letter standing out. When, right around what was found, the (smoothed) felt
@@ -411,9 +434,12 @@ class _FeltModel:
     """Colour distances from the felt in boxes of the full-resolution picture, and what they make."""
 
     def __init__(self, image_bgr: np.ndarray, background_bgr: np.ndarray | None, bg_small: np.ndarray,
-                 scale: float, factor: int, tray: np.ndarray | None) -> None:
+                 scale: float, factor: int, tray: np.ndarray | None,
+                 spread: tuple[float, float] = SHADOW_SPREAD) -> None:
         self.image, self.background, self.bg_small = image_bgr, background_bgr, bg_small
         self.scale, self.factor, self.tray = scale, factor, tray
+        #: the shadow test's colour spread (``_distance_and_shadow``)
+        self.spread = spread
         self._distances: dict[tuple[tuple[int, int, int, int], bool, int], _Distances] = {}
 
     def distances(self, box: tuple[int, int, int, int], local: bool = False, step: int = 1) -> _Distances:
@@ -444,7 +470,7 @@ class _FeltModel:
             to_small = np.float32([[s, 0, (x0 + 0.5) * s - 0.5], [0, s, (y0 + 0.5) * s - 0.5]])
             bg_roi = cv2.warpAffine(self.bg_small, to_small, (x1 - x0, y1 - y0),
                                     flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP, borderMode=cv2.BORDER_REPLICATE)
-        return _distance_and_shadow(roi, bg_roi, 2 * self.factor + 1, uniform=local)
+        return _distance_and_shadow(roi, bg_roi, 2 * self.factor + 1, uniform=local, spread=self.spread)
 
     def noise_level(self, box: tuple[int, int, int, int]) -> float:
         """A threshold from the felt's noise along the box's border (where the dreidel is not),
