@@ -278,8 +278,8 @@ def main() -> None:
             score(tallies[mode], f"{Path(rec).name}/{mode}", truth, verdicts, needs)
             if args.dump is not None:
                 pairs, _, _ = match(truth, verdicts)
-                dump += [{"rec": Path(rec).name, "mode": mode, "spin": i, "truth": truth[i], "got": verdicts[j]}
-                         for i, j in pairs]
+                dump += [{"rec": Path(rec).name, "mode": mode, "spin": i, "truth": truth[i], "got": verdicts[j],
+                          "needs_judge": needs[j]} for i, j in pairs]
             cpu_total += cpu
             frames_total += frames
             fps = json.loads((Path(rec) / "meta.json").read_text())["fps"]

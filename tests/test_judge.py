@@ -175,6 +175,22 @@ def test_hand_passing_close_without_touching_is_not_interference() -> None:
     assert verdicts[0].valid and "interference" not in verdicts[0].reasons
 
 
+def test_a_hand_passing_above_a_dreidel_as_it_falls_goes_to_a_judge_without_an_imu() -> None:
+    """From overhead a hand passing right above a dreidel that falls by itself hides it and leaves it lying
+    where it stood, as a knock does (twin 84002 spin 2, 84004 spin 0). Camera only, the call stays
+    interference but goes to a judge, since only the hand makes the spin invalid; with an IMU the tray felt no
+    knock and the spin is valid. A hand that pushed it away is a plain interference, no judge asked."""
+    hover = ScriptedSpin(release_t=1.5, stable_s=3.6, wobble_s=0.9, hover_t=5.6, hover_over=True)
+    (camera,), _ = run([hover], 9.0)
+    assert not camera.valid and camera.reasons == ("interference",) and camera.needs_judge
+    assert any("cannot tell a touch from a hand passing above it" in n for n in camera.notes)
+    (imu,), _ = run([hover], 9.0, imu=True)
+    assert imu.valid and not imu.needs_judge
+    knock = ScriptedSpin(release_t=1.5, stable_s=3.6, wobble_s=0.9, touch_t=5.0)
+    (pushed,), _ = run([knock], 9.0)
+    assert not pushed.valid and "interference" in pushed.reasons and not pushed.needs_judge
+
+
 def test_leaving_the_picture_is_left_tray() -> None:
     spin = ScriptedSpin(release_t=1.5, stable_s=3.2, wobble_s=0.5, x=470, y=240, slide=400.0, slide_deg=0.0,
                         rest_after_fall_s=0.7, drift=(0.0, 0.0), pickup=False)
@@ -417,6 +433,21 @@ def test_a_push_the_camera_suspects_needs_the_imu_to_feel_it() -> None:
         taken = InterferenceEvent(3.05, "a hand took the dreidel", 0.0, 0.0)
         assert judge._imu_clears(pushed, 1.5, 6.0) is not felt
         assert judge._imu_clears(taken, 1.5, 6.0) is False
+
+
+def test_a_swell_as_weak_as_a_dreidel_starting_to_wobble_is_not_a_felt_push() -> None:
+    """A dreidel starting to wobble swells the tray by itself (up to 0.026 g on the twin's, against 0.044 g and
+    more for a knock): a hand that hovered over it just then did not knock it over (twin 84004 spin 0)."""
+    from vision.interference import InterferenceEvent
+
+    quiet = scene_imu([VALID], 8.5)
+    knocked = InterferenceEvent(3.05, "a hand knocked the dreidel over", 0.0, 0.0, fell_in_place=True)
+    for amp, felt in ((0.024, False), (0.05, True)):
+        judge = SpinJudge(None, imu=True)
+        judge.feed_imu_array(push(quiet, 2.85, amp))
+        peaks = [b.peak_g for b in judge.imu.bumps_between(2.3, 3.5, min_g=0.01)]
+        assert peaks and (max(peaks) < 0.03) is not felt, peaks
+        assert judge._imu_clears(knocked, 1.5, 6.0) is not felt
 
 
 def test_the_evidence_of_a_knock_marks_the_touch(tmp_path: Path) -> None:

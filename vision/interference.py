@@ -47,7 +47,9 @@ class InterferenceEvent:
     """When and why a hand counted as interference; ``x``, ``y`` is the hand's centroid (lores px).
 
     ``covered``: when the hand was first and last seen covering the dreidel on that visit (merged with
-    it), if it did; ``t`` then lies between them.
+    it), if it did; ``t`` then lies between them. ``fell_in_place``: the dreidel was upright when the hand
+    came and lying where it stood after (knocked over, not pushed away): what a dreidel that fell by itself
+    under a hand passing above it also looks like from overhead.
     """
 
     t: float
@@ -55,6 +57,7 @@ class InterferenceEvent:
     x: float
     y: float
     covered: tuple[float, float] | None = None
+    fell_in_place: bool = False
 
     def under_cover(self, t: float, early_s: float = 0.1) -> bool:
         """Whether ``t`` came while the hand covered the dreidel, or up to ``early_s`` before: a start dated
@@ -207,6 +210,7 @@ class InterferenceWatch:
         if after:
             t_touch = self._touch_t(t_touch)
         why = None
+        fell = False
         if not after:
             why = "a hand took the dreidel"
         else:
@@ -214,8 +218,9 @@ class InterferenceWatch:
                 why = "a hand pushed the dreidel"
             elif after[-1][3] >= self.lying_elongation and ref[4] < self.lying_elongation:
                 why = "a hand knocked the dreidel over"
+                fell = True
         if why is not None:
-            self.event = InterferenceEvent(t_touch, why, hx, hy, self._covered)
+            self.event = InterferenceEvent(t_touch, why, hx, hy, self._covered, fell)
         self._visit_start = None
         self._visit_ref = None
         self._after_visit = []
@@ -270,7 +275,7 @@ class InterferenceWatch:
             return
         t_touch = self._touch_t(t_touch)
         el = after[-1][3]
-        if self._pushed(ref, after) or (
-            el >= self.lying_elongation and ref[4] < self.lying_elongation
-        ):
-            self.event = InterferenceEvent(t_touch, "a hand disturbed the dreidel", hx, hy, self._covered)
+        pushed = self._pushed(ref, after)
+        if pushed or (el >= self.lying_elongation and ref[4] < self.lying_elongation):
+            self.event = InterferenceEvent(t_touch, "a hand disturbed the dreidel", hx, hy, self._covered,
+                                           not pushed)

@@ -28,7 +28,8 @@ class ScriptedSpin:
     fall, bounce and slide. ``drift`` (px/s) moves the tip while it sleeps; ``slide`` (px) is how far it
     slides after landing, in the direction ``slide_deg`` (a large slide can leave the tray). ``touch_t``:
     a hand reaches in and touches it at that time (interference); ``hover_t``: a hand passes over the tray
-    close to it without touching (not interference). ``hand_release``: a hand holds it before
+    close to it without touching (not interference), beside it or, with ``hover_over``, right above it
+    (hiding it from the overhead camera). ``hand_release``: a hand holds it before
     the release (False: a launcher drops it).
     """
 
@@ -45,6 +46,7 @@ class ScriptedSpin:
     rest_angle_deg: float = 20.0
     touch_t: float | None = None
     hover_t: float | None = None
+    hover_over: bool = False
     hand_release: bool = True
     pickup: bool = True
 
@@ -223,7 +225,7 @@ class SceneRenderer:
             _hand(img, palm, self.style)
         if sp.hover_t is not None and sp.hover_t - 0.5 <= t < sp.hover_t + 0.5:
             u = 1 - abs(t - sp.hover_t) / 0.5
-            palm = (sp.x - 300 + u * 235, sp.y + 60)
+            palm = (sp.x - 300 + u * 290, sp.y - 20) if sp.hover_over else (sp.x - 300 + u * 235, sp.y + 60)
             _hand(img, palm, self.style)
         if sp.pickup and sp.pickup_t - 0.6 <= t < sp.pickup_t + 0.6:
             u = (t - (sp.pickup_t - 0.6)) / 0.6 if t < sp.pickup_t else 1 - (t - sp.pickup_t) / 0.6

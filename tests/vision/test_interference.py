@@ -74,6 +74,10 @@ def test_the_touch_is_dated_in_the_middle_of_the_cover() -> None:
 def test_knocked_over_and_taken_are_interference() -> None:
     knocked = visit(0.3, 2.0, elongation_after=1.9).event
     assert knocked is not None and "knocked" in knocked.why
+    # lying where it stood is also what a dreidel that fell by itself under a passing hand looks like
+    assert knocked.fell_in_place
+    pushed = visit(0.3, 25.0, elongation_after=1.9).event
+    assert pushed is not None and "pushed" in pushed.why and not pushed.fell_in_place
     watch, t = covered(0.4)
     for _ in range(20):  # the hand has gone and so has the dreidel
         watch.update(frame(t, None))
