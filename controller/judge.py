@@ -83,7 +83,7 @@ from hardware.camera import Frame
 from hardware.imu import ImuBatch, ImuSample
 from vision.background import BackgroundModel, TrayRegion
 from vision.interference import InterferenceEvent, InterferenceWatch
-from vision.observation import Observation, ObservationBuilder, Phase
+from vision.observation import SPEED_LOOKBACK_S, Observation, ObservationBuilder, Phase
 from vision.tracker import DreidelTracker, TrackResult
 
 
@@ -806,7 +806,17 @@ class SpinJudge:
                 Phase.FALLING: TablePhase.FALLING,
                 Phase.AT_REST: TablePhase.FALLING,
             }.get(obs.phase, self._phase)
-            if obs.phase is Phase.FALLING and frame.t - spin.release_t > 0.5:
+            # a fall is the dreidel's own move once let go: in the hand its outline merges with the fingers'
+            # and parts again, which looks like one, and the speed that says "falling" compares positions
+            # SPEED_LOOKBACK_S old (twin 86016 spin 3, camera only: a hand setting the dreidel down "fell" on
+            # the frames right after it let go, and the top then spinning upright, round and smoothly
+            # blurred, was taken for one lying still: a spin invented and the real one dated 0.53 s late)
+            if (
+                obs.phase is Phase.FALLING
+                and frame.t - spin.release_t > 0.5
+                and spin.let_go_t is not None
+                and frame.t - spin.let_go_t >= SPEED_LOOKBACK_S
+            ):
                 spin.fell = True
             if obs.motion < self.observer.still_motion:
                 if spin.quiet_since is None:

@@ -23,6 +23,9 @@ from enum import StrEnum
 
 from vision.tracker import TrackResult
 
+#: how far back the centroid speed looks (s): it compares the newest positions with ones at least this old
+SPEED_LOOKBACK_S = 0.2
+
 
 class Phase(StrEnum):
     """What one frame shows."""
@@ -191,7 +194,7 @@ class ObservationBuilder:
         hist = self._hist
         if len(hist) < 4:
             return 0.0
-        old = [h for h in hist if t - h[0] >= 0.2]
+        old = [h for h in hist if t - h[0] >= SPEED_LOOKBACK_S]
         if len(old) < 2:
             old = list(hist)[:2]
         new = list(hist)[-3:]
