@@ -241,6 +241,15 @@ def test_a_lying_dreidel_seen_as_two_outlines_comes_to_rest_where_it_stopped(see
 
 
 
+def rest_start_of(ts: np.ndarray, xs: np.ndarray, ys: np.ndarray, still_from: float = 1.8) -> float:
+    """``SpinJudge._rest_start`` on these full-resolution positions of a 40 px dreidel, 'still' seen from
+    ``still_from``."""
+    spin = SimpleNamespace(t_obs=list(ts), xs=list(xs), ys=list(ys))
+    obs = SimpleNamespace(t=float(ts[-1]), still_s=float(ts[-1]) - still_from, x=float(xs[-1]), y=float(ys[-1]),
+                          length=40.0, area=300.0)
+    return SpinJudge._rest_start(spin, obs)  # type: ignore[arg-type]
+
+
 def rest_start_after(blip_frames: int, stays: bool, blip_px: float = 2.0) -> float:
     """``SpinJudge._rest_start`` on a slide that stops at t = 1.0 s (full-resolution positions of a 40 px
     dreidel, 60 fps, a little noise), with the outline ``blip_px`` off for ``blip_frames`` frames from 1.5 s
@@ -253,10 +262,7 @@ def rest_start_after(blip_frames: int, stays: bool, blip_px: float = 2.0) -> flo
     xs[start:start + blip_frames] += blip_px
     if stays:
         xs[start + blip_frames:] += blip_px
-    spin = SimpleNamespace(t_obs=list(ts), xs=list(xs), ys=list(ys))
-    obs = SimpleNamespace(t=float(ts[-1]), still_s=float(ts[-1]) - 1.8, x=float(xs[-1]), y=float(ys[-1]),
-                          length=40.0, area=300.0)
-    return SpinJudge._rest_start(spin, obs)  # type: ignore[arg-type]
+    return rest_start_of(ts, xs, ys)
 
 
 @pytest.mark.parametrize("frames", [1, 3, 5])
@@ -289,7 +295,4 @@ def test_the_landings_last_rocks_are_not_walked_past() -> None:
     ys = 200.0 + rng.normal(0.0, 0.15, ts.size)
     xs[stop - 4:stop] += 2.0  # the last rock: 4 frames two pixels off
     xs[stop - 10:stop - 6] -= 2.0  # the rock before; in place for the two frames between them
-    spin = SimpleNamespace(t_obs=list(ts), xs=list(xs), ys=list(ys))
-    obs = SimpleNamespace(t=float(ts[-1]), still_s=float(ts[-1]) - 1.8, x=float(xs[-1]), y=float(ys[-1]),
-                          length=40.0, area=300.0)
-    assert SpinJudge._rest_start(spin, obs) >= (stop - 1) / FPS  # type: ignore[arg-type]
+    assert rest_start_of(ts, xs, ys) >= (stop - 1) / FPS

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import math
 
-from scripted_judge import run_judge, verdicts_of
+from scripted_judge import run_judge, scripted_judge, verdicts_of
 
-from controller.judge import SpinJudge, SpinVerdict
+from controller.judge import SpinVerdict
 from vision.tracker import Blob, TrackResult
 
 FPS = 60.0
@@ -57,19 +57,7 @@ def setting_down(index: int, t: float) -> TrackResult:
 
 
 def judge() -> list[SpinVerdict]:
-    j = SpinJudge(recognizer=None)
-    j.tracker = _Tracker()  # type: ignore[assignment]
-    return verdicts_of(run_judge(j, END_T, FPS))
-
-
-class _Tracker:
-    scale = SCALE
-
-    def reset_track(self) -> None:
-        """Nothing to forget: the script is the track."""
-
-    def process_small(self, index: int, t: float, small: object, full: object = None) -> TrackResult:
-        return setting_down(index, t)
+    return verdicts_of(run_judge(scripted_judge(setting_down, None, SCALE), END_T, FPS))
 
 
 def test_a_top_set_down_spinning_is_one_spin_that_rests_after_its_fall() -> None:
