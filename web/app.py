@@ -41,6 +41,11 @@ def create_app(
         SESSION_COOKIE_SECURE=secure_cookies,
         SESSION_COOKIE_NAME="sevivon_judge",
         PERMANENT_SESSION_LIFETIME=timedelta(minutes=session_minutes),
+        # Set the cookie only when the session changed. Flask's default re-sends a permanent session's
+        # cookie on every response, static files and the SSE stream included, each with the session as its
+        # request saw it: one that arrives after a form's reply puts back the cookie without the form's
+        # flash (or, during a login, without the login).
+        SESSION_REFRESH_EACH_REQUEST=False,
         MAX_CONTENT_LENGTH=64 * 1024,
         JSON_SORT_KEYS=False,
     )

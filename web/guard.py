@@ -33,17 +33,27 @@ def csrf_token() -> str:
     return str(token)
 
 
-def current_judge() -> str | None:
-    """The logged-in judge's name, or None. A login idle for too long has expired."""
+def current_judge(active: bool = True) -> str | None:
+    """The logged-in judge's name, or None. A login idle for too long has expired.
+
+    ``active``: this request is the judge's doing (a page, a form), so it keeps the login alive. A passive
+    one (the console's live picture, reloaded every 2 s by the page itself) only checks the login: it must
+    neither keep an unattended console logged in forever nor rewrite the session cookie. A response that
+    rewrites the cookie carries the session as it was when its request was sent; arriving after a form's
+    reply, it would put back the cookie without the form's flash message (the void's "voided" vanished so
+    under load in the browser test).
+    """
     name = session.get("judge")
     if not name:
         return None
     seen = float(session.get("seen", 0.0))
     if now() - seen > ext()["session_s"]:
-        session.pop("judge", None)
-        session.pop("seen", None)
+        if active:
+            session.pop("judge", None)
+            session.pop("seen", None)
         return None
-    session["seen"] = now()
+    if active:
+        session["seen"] = now()
     return str(name)
 
 

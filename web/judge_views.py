@@ -72,8 +72,8 @@ def logout() -> Any:
     return redirect("/judge/login", code=303)
 
 
-def _require() -> Any | None:
-    if current_judge() is None:
+def _require(active: bool = True) -> Any | None:
+    if current_judge(active) is None:
         if request.path.endswith(".jpg"):
             return jsonify(error="log in as a judge"), 401
         return redirect("/judge/login", code=303)
@@ -118,7 +118,7 @@ def calibrate() -> Any:
 @judge.get("/judge/camera.jpg")
 def camera_jpg() -> Any:
     """The live camera picture (judges only)."""
-    if (r := _require()) is not None:
+    if (r := _require(active=False)) is not None:
         return r
     data = table().camera_jpeg()
     if data is None:
