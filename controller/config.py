@@ -134,7 +134,7 @@ class WebSettings:
 
     host: str = "127.0.0.1"
     port: int = 8080
-    #: a judge's login expires after this many minutes without a request
+    #: a judge's login expires after this many minutes without a page or a form (the live picture does not count)
     session_minutes: float = 30.0
     #: failed logins allowed per address within ``login_window_s`` before it is locked out
     login_attempts: int = 5
