@@ -242,6 +242,11 @@ class JudgeSettings:
     table's share depends on its spinners). The valid/invalid calls left wrong and not referred fall from 28 to
     8 camera only and from 17 to 6 with the IMU; on spins more than 0.15 s from 3 s (the issue's measure) from
     7 of 704 to 3 of 686, and 1 of 704 to 1 of 696.
+    ``slow_growth_per_s``: an onset the IMU dated where the tray's rocking grew more slowly than this (its power,
+    per second on a log scale: :meth:`ImuFeatureExtractor.rocking_growth`) is timed with the camera's sigma and
+    window. Session 28, on the twin's tuning spins 85001-86016 (221 timed with the IMU's rocking): below 4.5
+    the absolute error's 68th / 80th percentiles were 0.121 / 0.205 s (45 spins, late: median +0.066 s), the
+    camera's sigma and window; at 4.5 or more 0.064 / 0.091 s (176 spins), the IMU's.
     ``edge_call``: a dreidel at rest whose centre lies within this many of its lengths of the tray's edge, inside
     or outside, straddles it, and a judge says whether it came to rest in the tray, when that decides the spin
     (a spin short or touched is re-spun either way; the machine's call stays as the suggestion). The tray's
@@ -269,6 +274,7 @@ class JudgeSettings:
     imu_sigma_factor: float = 0.55
     close_call_s: float = 0.2
     close_call_imu_s: float = 0.1
+    slow_growth_per_s: float = 4.5
     edge_call: float = 0.15
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
@@ -1262,6 +1268,7 @@ class SpinJudge:
         fall_t = self._fall_start(spin, end_t)
         vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
         imu_used = False
+        slow_onset = False  # the IMU dated the onset on a slowly growing wobble: no surer than the camera
         imu_fall_t = fall_t
         onset_before = fall_t  # an onset counts only before the fall (the IMU's when it dated the onset)
         if self._imu_usable(release_t - 0.3, end_t):
@@ -1278,11 +1285,14 @@ class SpinJudge:
                 imu_fall_t = max(fall_t, min(felt_end, end_t))
             # the tray rocking under the wobble is the sharpest witness; without rocking (a tray that
             # does not turn), the hum turning into chatter, averaged with the camera when they agree
-            imu_onset = self.imu.rocking_onset(release_t + s.onset_skip_s + 0.03, imu_fall_t + 0.1)
+            rock_t0, rock_t1 = release_t + s.onset_skip_s + 0.03, imu_fall_t + 0.1
+            imu_onset = self.imu.rocking_onset(rock_t0, rock_t1)
             if imu_onset is not None and imu_onset < imu_fall_t:
                 vis_onset = imu_onset
                 onset_before = imu_fall_t
                 imu_used = True
+                growth = self.imu.rocking_growth(rock_t0, rock_t1, imu_onset)
+                slow_onset = growth is not None and growth < s.slow_growth_per_s
             else:
                 imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
                 if imu_onset is not None:
@@ -1362,7 +1372,8 @@ class SpinJudge:
         elif lost:
             notes.append("no resting picture to read a letter from")
         # confidence: how sure the valid/invalid call is, times the letter's confidence for a valid spin
-        sigma = s.timing_sigma_s * (s.imu_sigma_factor if imu_used else 1.0)
+        imu_timed = imu_used and not slow_onset  # timed as surely as the IMU times
+        sigma = s.timing_sigma_s * (s.imu_sigma_factor if imu_timed else 1.0)
         margin = abs(stable_s - s.min_stable_s)
         c_timing = 0.5 * (1.0 + math.erf(margin / (sigma * math.sqrt(2.0))))
         if left or interf is not None:
@@ -1380,14 +1391,14 @@ class SpinJudge:
             notes.append(f"low confidence {confidence:.2f}")
         if (lost and not left and interf is None) or slid:
             needs_judge = True
-        close = s.close_call_imu_s if imu_used else s.close_call_s
+        close = s.close_call_imu_s if imu_timed else s.close_call_s
         close_call = not (lost or left or touched) and stable_s >= s.immediate_s and margin < close
         if close_call:
             # only the timing decides this spin, and it is nearer the rule than the machine's usual error
             needs_judge = True
+            how = "IMU" if imu_timed else ("IMU, a slowly growing wobble" if imu_used else "camera only")
             notes.append(f"a close call: stable {stable_s:.3f} s, within {close:.2f} s of the rule's "
-                         f"{s.min_stable_s:.1f} s ({'IMU' if imu_used else 'camera only'}): a judge decides from "
-                         "the clip and the timeline")
+                         f"{s.min_stable_s:.1f} s ({how}): a judge decides from the clip and the timeline")
         if (touched and interf is not None and interf.fell_in_place and not self._imu_usable(release_t, end_t)
                 and untouched_s >= s.min_stable_s
                 and set(reasons) <= {Reason.INTERFERENCE.value, Reason.UNREADABLE.value}):

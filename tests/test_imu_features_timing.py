@@ -236,3 +236,22 @@ def test_the_gyro_noise_is_taken_out_of_the_rocking_in_full(rate_hz: float) -> N
         curve = ex.rocking_power(1.0, 19.0, fit_s=0.0)
         assert curve is not None
         assert abs(float(curve[1].mean())) <= 0.03 * mean_power
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_rockings_growth_tells_a_slowly_growing_wobble_from_a_fast_one(seed: int) -> None:
+    """``rocking_growth`` at the onset: a lean e-folding every 1.6 s grows under the judge's
+    ``slow_growth_per_s`` (4.5), one e-folding every 0.3 s well over it (at the fit's 0.3 s either side, its
+    steepest growth reads about 8-11)."""
+    rates = {}
+    for efold_s in (1.6, 0.3):
+        traj = slow_wobble(seed, efold_s=efold_s)
+        ex = ImuFeatureExtractor()
+        ex.feed_array(spin_trace(traj, seed))
+        t0, t1 = RELEASE + 0.13, RELEASE + traj.fall_t + 0.1
+        onset = ex.rocking_onset(t0, t1)
+        assert onset is not None
+        growth = ex.rocking_growth(t0, t1, onset)
+        assert growth is not None
+        rates[efold_s] = growth
+    assert rates[1.6] < 4.5 < 8.0 < rates[0.3]
