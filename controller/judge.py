@@ -1285,7 +1285,7 @@ class SpinJudge:
                 imu_fall_t = max(fall_t, min(felt_end, end_t))
             # the tray rocking under the wobble is the sharpest witness; without rocking (a tray that
             # does not turn), the hum turning into chatter, averaged with the camera when they agree
-            rock_t0, rock_t1 = release_t + s.onset_skip_s + 0.03, imu_fall_t + 0.1
+            rock_t0, rock_t1 = release_t + s.onset_skip_s + 0.03, imu_fall_t + 0.1  # the onset's search window
             imu_onset = self.imu.rocking_onset(rock_t0, rock_t1)
             if imu_onset is not None and imu_onset < imu_fall_t:
                 vis_onset = imu_onset
@@ -1294,7 +1294,7 @@ class SpinJudge:
                 growth = self.imu.rocking_growth(rock_t0, rock_t1, imu_onset)
                 slow_onset = growth is not None and growth < s.slow_growth_per_s
             else:
-                imu_onset = self.imu.chatter_onset(release_t + s.onset_skip_s + 0.03, fall_t + 0.1)
+                imu_onset = self.imu.chatter_onset(rock_t0, fall_t + 0.1)
                 if imu_onset is not None:
                     if vis_onset is not None and abs(imu_onset - vis_onset) < 0.3:
                         vis_onset = 0.5 * (imu_onset + vis_onset)
