@@ -349,7 +349,6 @@ class _Spin:
     frames: int = 0
     frames_seen: int = 0
     confirmed: bool = False
-    lying_from_start: bool = True
     rest_angle: float | None = None
     pending_phase: TablePhase = TablePhase.SPINNING
     clear_since: float | None = None
@@ -833,14 +832,19 @@ class SpinJudge:
             # a top the colour of the felt, read at the head of its cast shadow (Blob.faint), shows nothing
             # changing in its box while it sleeps: "pinned" would call a sleeping top at rest (altsim 960013)
             faint_top = tr.dreidel is not None and tr.dreidel.faint
-            if still_s < s.rest_hold_s and (obs.elongation >= s.lying_min_elongation or spin.fell) and not faint_top:
+            # a dreidel a hand knocked or pushed may have fallen under that hand, out of sight: pinned to one place
+            # it may rest whatever its outline (twin 87012 spin 6: a squat dreidel knocked over read 1.05-1.35
+            # elongated, never "lying", and its centroid's flicker kept it from "still", so it lay 1.9 s until a
+            # hand took it, unrested). Within the unfallen 5% of its length: a pushed top may still sleep
+            fell = spin.fell or (spin.interference is not None and spin.interference.event is not None)
+            if still_s < s.rest_hold_s and (obs.elongation >= s.lying_min_elongation or fell) and not faint_top:
                 still_s = max(still_s, self._pinned_s(spin, frame.t, tr.scale, obs.length, spin.fell))
             # at rest it lies on a face: a long outline (an upright sleeping dreidel is compact, and a
             # smoothly blurred one can look still). A stubby dreidel lying down can look compact too, so
             # after a fall was seen, being still for longer is enough.
             lying = (
                 obs.elongation >= s.lying_min_elongation
-                or (spin.fell and still_s >= 2 * s.rest_hold_s)
+                or (fell and still_s >= 2 * s.rest_hold_s)
                 or still_s >= s.long_still_s
             )
             if still_s >= s.rest_hold_s and lying and not obs.hand:
