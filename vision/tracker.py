@@ -139,10 +139,21 @@ _LOST_TOP_S = 0.1
 _FRAGMENT = 0.35
 #: how near (px) a hand's box a piece of the dreidel it covers lies
 _HAND_REACH = 6.0
+#: a skin-coloured blob beside a hand and this many times the dreidel seen clearly is a piece of the hand: one
+#: reaching into the tray is cut from its arm where the arm crosses a rim of its own colour (the simulated
+#: table's opening minutes: fingers holding the dreidel, 14 times its area, were taken for a dreidel put down)
+_HAND_PIECE = 6.0
 #: ... and a piece is smaller than this share of the lying dreidel's width (4 sigma) squared. Why: a top standing
 #: up (just released beside the hand that spun it) shows at least its body's cross-section from above, about 0.75
 #: of that square; the pieces a hand leaves in sight are a handle's end, 0.19-0.35 of it (altsim 820004)
 _UPRIGHT_SHARE = 0.4
+
+
+def _boxes_within(a: tuple[int, int, int, int], b: tuple[int, int, int, int], reach: float) -> bool:
+    """Whether boxes ``a`` and ``b`` (x, y, w, h) overlap or lie within ``reach`` px of each other."""
+    ax, ay, aw, ah = a
+    bx, by, bw, bh = b
+    return ax <= bx + bw + reach and bx <= ax + aw + reach and ay <= by + bh + reach and by <= ay + ah + reach
 
 
 def _components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray]:
@@ -439,6 +450,7 @@ class DreidelTracker:
         max_len = self.dreidel_px[1] / self.scale
         min_area = max(6.0, 0.12 * min_len * min_len)
         order = np.argsort(-stats[1:, cv2.CC_STAT_AREA])[:6] + 1
+        piece_area = _HAND_PIECE * self._clear.area if self._clear is not None else math.inf
         out: list[Blob] = []
         for i in order.tolist():
             area_raw = int(stats[i, cv2.CC_STAT_AREA])
@@ -479,11 +491,14 @@ class DreidelTracker:
             if big:
                 # a hand's colour is measured on every other pixel: plenty, and a quarter of the work
                 skin = skin_fraction(small[y : y + h : 2, x : x + w : 2], body[::2, ::2])
-            elif area > 0.35 * max_len * max_len:
+            elif area > min(0.35 * max_len * max_len, piece_area):
                 skin = skin_fraction(small[y : y + h, x : x + w], body)
             else:
                 skin = 0.0  # too small to be a hand whatever its colour: not worth measuring
             is_hand = big or (skin > 0.5 and area > 0.35 * max_len * max_len)
+            if not is_hand and skin > 0.5 and area > piece_area:
+                # the blobs come largest first, so the arm it was cut from, if larger, is already among them
+                is_hand = any(o.is_hand and _boxes_within(box, o.bbox, _HAND_REACH) for o in out)
             overlap = 0.0
             tray = self.background.tray
             if is_hand and tray is not None:
@@ -776,11 +791,4 @@ class DreidelTracker:
         ref = self._clear
         if ref is None or b.area >= _FRAGMENT * ref.area or b.area >= _UPRIGHT_SHARE * ref.width**2:
             return False
-        bx, by, bw, bh = b.bbox
-        for hb in hands:
-            x, y, w, h = hb.bbox
-            if bx <= x + w + _HAND_REACH and x <= bx + bw + _HAND_REACH and by <= y + h + _HAND_REACH and (
-                y <= by + bh + _HAND_REACH
-            ):
-                return True
-        return False
+        return any(_boxes_within(b.bbox, hb.bbox, _HAND_REACH) for hb in hands)
