@@ -1228,8 +1228,7 @@ class SpinJudge:
         x, y, length = spin.last_lores
         best = math.inf
         for h in tr.hands:
-            bx, by, bw, bh = h.bbox
-            best = min(best, math.hypot(max(bx - x, 0.0, x - (bx + bw)), max(by - y, 0.0, y - (by + bh))))
+            best = min(best, h.distance(x, y))
         return best / length
 
     def _reading(self, spin: _Spin, frame: _FrameRef, obs: Observation, events: list[JudgeEvent]) -> None:

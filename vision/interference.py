@@ -75,7 +75,8 @@ class InterferenceWatch:
     ``grace_s`` to withdraw.
 
     A "visit" starts when a hand covers the dreidel (the two merge) or comes within ``near`` body lengths
-    of it, and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the touch: the
+    of it (measured to the hand's outline, :meth:`~vision.tracker.Blob.distance`: an arm's box can hold a
+    dreidel the fingers never reached), and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the touch: the
     middle of the time the hand covered the dreidel, when it covered it and the dreidel was seen again
     after; otherwise the visit's closest approach. From overhead a hand hides the dreidel before its
     fingers reach it and until they have drawn back, so the first cover is early: on the twin the fingers
@@ -122,10 +123,7 @@ class InterferenceWatch:
     def _hand_distance(self, track: TrackResult, x: float, y: float) -> tuple[float, float, float]:
         best = (math.inf, math.nan, math.nan)
         for h in track.hands:
-            bx, by, bw, bh = h.bbox
-            dx = max(bx - x, 0.0, x - (bx + bw))
-            dy = max(by - y, 0.0, y - (by + bh))
-            d = math.hypot(dx, dy)
+            d = h.distance(x, y)
             if d < best[0]:
                 best = (d, h.x, h.y)
         return best

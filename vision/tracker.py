@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -41,6 +41,8 @@ class Blob:
     ``tray_overlap``: for a hand, the fraction of its pixels inside the tray; ``faint``: read as an upright top
     the colour of the felt at the head of its cast shadow (:meth:`DreidelTracker._faint_body`): nothing in its
     box changes while it sleeps, so its stillness says nothing about being at rest.
+    ``outline``: for a hand, its outer contour (lores px, as ``cv2.findContours`` gives it), which
+    :meth:`distance` measures to; None for other blobs.
     """
 
     x: float
@@ -56,6 +58,19 @@ class Blob:
     is_hand: bool = False
     tray_overlap: float = 0.0
     faint: bool = False
+    outline: np.ndarray | None = field(default=None, compare=False, repr=False)
+
+    def distance(self, x: float, y: float) -> float:
+        """How far the point (``x``, ``y``) lies from this blob (lores px; 0 on or inside it).
+
+        Measured to the outline where there is one, else to the box. An arm reaching in from a corner has a
+        box that spans half the tray: twin 88001 spin 8, a hand that stopped 30 px short of a spinning
+        dreidel had the dreidel inside its box, and its fall by itself was called a push.
+        """
+        if self.outline is not None:
+            return max(0.0, -cv2.pointPolygonTest(self.outline, (float(x), float(y)), True))
+        bx, by, bw, bh = self.bbox
+        return math.hypot(max(bx - x, 0.0, x - (bx + bw)), max(by - y, 0.0, y - (by + bh)))
 
 
 @dataclass(frozen=True)
@@ -506,6 +521,11 @@ class DreidelTracker:
                 # the whole component's pixel count is its labelled area
                 n_body = area_raw if body is comp else np.count_nonzero(body)
                 overlap = float(np.count_nonzero(inside)) / max(float(n_body), 1.0)
+            outline = None
+            if is_hand:
+                contours, _ = cv2.findContours(body, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE, offset=(x, y))
+                if contours:
+                    outline = max(contours, key=len)
             out.append(
                 Blob(
                     x=cx + x,
@@ -521,6 +541,7 @@ class DreidelTracker:
                     is_hand=is_hand,
                     tray_overlap=overlap,
                     faint=self._faint_cut,
+                    outline=outline,
                 )
             )
         return out
