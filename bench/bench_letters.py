@@ -220,6 +220,17 @@ def evaluate(name: str, sets: list[tuple[list[Still], list[Still]]], generic: Le
                 ok_n = sum(1 for t, p, _, _ in sel if p == t)
                 none = sum(1 for _, p, _, _ in sel if p is None)
                 print(f"    {lo:3.0f}-{hi:<4.0f} {ok_n:4d} / {none:4d} / {len(sel) - ok_n - none:3d}")
+        print("  Hey, Shin and Pe by face size (px): right / unreadable / wrong")
+        for lo, hi in SIZE_BINS:
+            sel = [d for d, side in zip(data, sides, strict=True)
+                   if d[0] not in (Letter.NUN, Letter.GIMEL) and lo <= side < hi]
+            if sel:
+                ok_n = sum(1 for t, p, _, _ in sel if p == t)
+                none = sum(1 for _, p, _, _ in sel if p is None)
+                print(f"    {lo:3.0f}-{hi:<4.0f} {ok_n:4d} / {none:4d} / {len(sel) - ok_n - none:3d}")
+        wrong = [(t, p, side) for (t, p, _, _), side in zip(data, sides, strict=True) if p is not None and p != t]
+        for t, p, side in wrong:
+            print(f"  wrong: {t.value} read as {p.value} on a {side:.1f} px face")
     if tips:
         print(f"tip direction within 30 deg: {np.mean(tips):.4f} of {len(tips)}")
     print(f"ms per still (pose + letter, 1 thread): CPU median {1000 * np.median(cpu):.1f}, "

@@ -413,7 +413,10 @@ class TableCommands:
         reader = self._generic_reader()
         if reader is None:
             return None
-        from vision.recognizer import NO_LETTER  # with the reader: a table without one never loads vision
+        from vision.recognizer import (  # with the reader: a table without one never loads vision
+            NO_LETTER,
+            TOO_SMALL,
+        )
 
         try:
             reading = reader.read(image)
@@ -426,6 +429,8 @@ class TableCommands:
             return ("finds no dreidel in this picture", None)
         if reading.reason == NO_LETTER:
             return ("sees no letter, or one too faint to read, on this picture's dreidel", None)
+        if reading.reason.endswith(TOO_SMALL):
+            return (f"finds {reading.reason} (a camera nearer the tray, or a larger dreidel, reads it)", None)
         return None
 
     def _generic_reader(self) -> Any:

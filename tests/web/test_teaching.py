@@ -12,7 +12,7 @@ from table_fakes import make_session, run
 from controller.clock import FakeClock
 from controller.rules.letters import Letter
 from controller.table_session import CommandError
-from vision.recognizer import NO_LETTER, LetterReading
+from vision.recognizer import NO_LETTER, TOO_SMALL, LetterReading
 
 
 class FakeReader:
@@ -53,6 +53,15 @@ def test_a_still_with_no_dreidel_is_kept_with_a_warning(tmp_path: Path, clock: F
     reply = session.command("enroll", {"letter": "nun"}, "judge:zoe")
     assert reply == ("learned nun (1 still); note: the machine finds no dreidel in this picture: "
                      "check the letter, or remove it (nun_1.png)")
+
+
+def test_a_still_whose_face_is_too_small_is_kept_with_a_warning(tmp_path: Path, clock: FakeClock) -> None:
+    """The reader reads no letter on a face under the size it reads Nun and Gimel at: the judge is told why."""
+    session = taught_session(tmp_path, clock, reading(None, 0.0, f"a face 12 px wide, under 14 px: {TOO_SMALL}"))
+    reply = session.command("enroll", {"letter": "shin"}, "judge:zoe")
+    assert reply == ("learned shin (1 still); note: the machine finds a face 12 px wide, under 14 px: too small to "
+                     "read (a camera nearer the tray, or a larger dreidel, reads it): check the letter, or remove it "
+                     "(shin_1.png)")
 
 
 def test_a_still_whose_letter_is_too_faint_is_kept_with_a_warning(tmp_path: Path, clock: FakeClock) -> None:
