@@ -776,8 +776,11 @@ class SpinJudge:
         spin.hand_near.append((frame.t, self._hand_distance(tr, spin)))
         if obs.present and spin.let_go_t is None:
             # let go: seen clear of every hand, in view (a piece of the hand carried out of the tray or to the
-            # picture's edge is clear of the rest of the hand, and no dreidel: twin 57003 spin 1)
-            spin.clear_run = spin.clear_run + 1 if spin.hand_near[-1][1] > s.held_near and in_view else 0
+            # picture's edge is clear of the rest of the hand, and no dreidel: twin 57003 spin 1), and not one
+            # patch of faint change with a hand (a thumb's tip, the rest of the hand the felt's brightness:
+            # altsim 1480014)
+            clear = spin.hand_near[-1][1] > s.held_near and in_view and not tr.joined_to_hand
+            spin.clear_run = spin.clear_run + 1 if clear else 0
             if spin.clear_run >= s.held_clear_frames:
                 spin.let_go_t = frame.t
         if obs.present:

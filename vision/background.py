@@ -493,15 +493,15 @@ class BackgroundModel:
         return _largest_channel(cv2.absdiff(frame, ref))
 
     def foreground(self, small_bgr: np.ndarray, threshold: float, roi: tuple[int, int, int, int] | None = None,
-                   tray_threshold: float | None = None) -> np.ndarray:
+                   tray_threshold: float | None = None, look: bool = True) -> np.ndarray:
         """The changed pixels (uint8, 255 = changed): those whose :meth:`difference` exceeds ``threshold``,
         or ``tray_threshold`` inside the tray when it is given.
 
         The same mask as thresholding :meth:`difference`, in fewer passes over the picture: a pixel changed
         when any channel changed by more. Like :meth:`difference`, it counts as one look for the gain's
-        measurement.
+        measurement, unless ``look`` is False (a second look at a frame already looked at).
         """
-        frame, ref = self._compared(small_bgr, roi)
+        frame, ref = self._compared(small_bgr, roi, look)
         diff = cv2.absdiff(frame, ref)
         if tray_threshold is not None and tray_threshold != threshold and self.tray is not None:
             largest = _largest_channel(diff)
@@ -517,10 +517,10 @@ class BackgroundModel:
         return grey
 
     def _compared(
-        self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None
+        self, small_bgr: np.ndarray, roi: tuple[int, int, int, int] | None, look: bool = True
     ) -> tuple[np.ndarray, np.ndarray]:
         """The frame (or its ``roi`` window) and the empty tray under the current gain, the same size (the gain is
-        measured on every third look)."""
+        measured on every third look; ``look`` False: not a look, the gain stays)."""
         if self._bg is None or self._sample_idx is None:
             raise BackgroundError("the background has not been learned yet")
         if small_bgr.shape != self._bg.shape:
@@ -528,8 +528,9 @@ class BackgroundModel:
                 f"frame of shape {small_bgr.shape} compared with a background of shape {self._bg.shape}: "
                 "feed the tracker pictures of one size"
             )
-        self._gain_count += 1
-        if self._gain_count % 3 == 1:
+        if look:
+            self._gain_count += 1
+        if look and self._gain_count % 3 == 1:
             # exposure drifts slowly: measuring the gain on every third frame is enough
             px = np.take(small_bgr.reshape(-1, 3), self._sample_flat, axis=0).astype(np.int32)
             # B + G + R of whole numbers is exact in float32 in any order: the same as summing in float32

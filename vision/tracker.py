@@ -81,6 +81,8 @@ class TrackResult:
     when the dreidel's last position is covered by a hand blob (held, or touched). ``motion`` is the mean
     frame-to-frame change (grey levels above noise) inside the dreidel's box: near 0 for a still body.
     ``in_tray`` is whether the dreidel's centroid is inside the tray; ``scale`` = full-res px per lores px.
+    ``joined_to_hand``: the dreidel and a hand are one patch of faint change (see
+    :meth:`DreidelTracker.joined_to_hand`): the "dreidel" may be a piece of that hand.
     """
 
     index: int
@@ -92,6 +94,7 @@ class TrackResult:
     in_tray: bool
     scale: float
     lost_at_edge: bool = False
+    joined_to_hand: bool = False
 
 
 def _shape(m: dict[str, float]) -> tuple[float, float, float, float, float, float, float] | None:
@@ -162,6 +165,10 @@ _HAND_PIECE = 6.0
 #: up (just released beside the hand that spun it) shows at least its body's cross-section from above, about 0.75
 #: of that square; the pieces a hand leaves in sight are a handle's end, 0.19-0.35 of it (altsim 820004)
 _UPRIGHT_SHARE = 0.4
+#: a dreidel is joined to a hand when one patch of change at this share of the foreground threshold (3 times
+#: the sensor noise) holds both; hands further than ``_JOIN_REACH`` of its lengths are not looked at
+_FAINT_SHARE = 0.6
+_JOIN_REACH = 6.0
 
 
 def _boxes_within(a: tuple[int, int, int, int], b: tuple[int, int, int, int], reach: float) -> bool:
@@ -384,6 +391,7 @@ class DreidelTracker:
             lost = (
                 tb.x < margin or tb.y < margin or tb.x > w_s - margin or tb.y > h_s - margin
             ) and frame.t - self._track_t < 0.5
+        joined = dreidel is not None and bool(hands) and self.joined_to_hand(small, dreidel, hands)
         self._prev_small = small
         if roi is None:
             self._adapt(small, changed, frame)
@@ -397,7 +405,51 @@ class DreidelTracker:
             in_tray=in_tray,
             scale=self.scale,
             lost_at_edge=lost,
+            joined_to_hand=joined,
         )
+
+    def joined_to_hand(self, small: np.ndarray, dreidel: Blob, hands: tuple[Blob, ...]) -> bool:
+        """Whether ``dreidel`` and a hand are one patch of change from the empty tray at ``_FAINT_SHARE`` of
+        the foreground threshold (8-connected): then it may be a piece of that hand, the rest of which
+        differs from the tray too little to be foreground.
+
+        Altsim 1480014: skin-coloured fingers over olive felt of the same brightness changed the picture by
+        30-40 grey levels against a threshold of 37. Only the hand's shadow and the tip of its thumb were
+        foreground; the thumb's tip, a blob on its own 30 px from the rest of the hand, was taken for a
+        dreidel released and followed as it moved with the hand. At 60% of the threshold the fingers join it
+        to the hand. Only hands within ``_JOIN_REACH`` dreidel lengths are looked at.
+        """
+        reach = _JOIN_REACH * max(dreidel.length, 4.0)
+        near = [h for h in hands if h.distance(dreidel.x, dreidel.y) <= reach]
+        if not near:
+            return False
+        hs, ws = small.shape[:2]
+        bx, by, bw, bh = dreidel.bbox
+        x0, y0, x1, y1 = bx, by, bx + bw, by + bh
+        for h in near:
+            x, y, w, hh = h.bbox
+            x0, y0, x1, y1 = min(x0, x), min(y0, y), max(x1, x + w), max(y1, y + hh)
+        x0, y0, x1, y1 = max(x0 - 1, 0), max(y0 - 1, 0), min(x1 + 1, ws), min(y1 + 1, hs)
+        thr, _ = self.thresholds(hands_in_view=True)
+        faint = self.background.foreground(small, _FAINT_SHARE * thr, (x0, y0, x1, y1), look=False)
+        _, labels = cv2.connectedComponents(faint, connectivity=8)
+        # the dreidel's patch: the commonest label in the middle of its box (its centroid may fall on a
+        # letter that matches the felt)
+        cx, cy = int(round(dreidel.x)) - x0, int(round(dreidel.y)) - y0
+        core = labels[max(cy - 1, 0) : cy + 2, max(cx - 1, 0) : cx + 2]
+        ids = core[core > 0]
+        if ids.size == 0:
+            return False
+        mine = int(np.bincount(ids).argmax())
+        for h in near:
+            if h.outline is None:
+                continue
+            pts = h.outline.reshape(-1, 2) - np.array([x0, y0])
+            inside = (pts[:, 0] >= 0) & (pts[:, 1] >= 0) & (pts[:, 0] < x1 - x0) & (pts[:, 1] < y1 - y0)
+            pts = pts[inside]
+            if pts.size and bool(np.any(labels[pts[:, 1], pts[:, 0]] == mine)):
+                return True
+        return False
 
     # -- internals ---------------------------------------------------------------------------
     def _roi(self, small: np.ndarray) -> tuple[int, int, int, int] | None:
