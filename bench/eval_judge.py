@@ -87,13 +87,15 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               88001, 88002, 88003, 88004, 88005, 88006, 88007, 88008,
               88009, 88010, 88011, 88012, 88013, 88014, 88015, 88016,
               89001, 89002, 89003, 89004, 89005, 89006, 89007, 89008,
-              89009, 89010, 89011, 89012, 89013, 89014, 89015, 89016)
-#: held-out seeds, fixed at the end of the thirtieth session after its set was judged (not rendered yet;
+              89009, 89010, 89011, 89012, 89013, 89014, 89015, 89016,
+              90001, 90002, 90003, 90004, 90005, 90006, 90007, 90008,
+              90009, 90010, 90011, 90012, 90013, 90014, 90015, 90016)
+#: held-out seeds, fixed at the end of the thirty-first session after its set was judged (not rendered yet;
 #: 16 recordings, twice
 #: the earlier sets, so that one spin is a smaller share of a figure): nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
-HELDOUT_SEEDS = (90001, 90002, 90003, 90004, 90005, 90006, 90007, 90008,
-                 90009, 90010, 90011, 90012, 90013, 90014, 90015, 90016)
+HELDOUT_SEEDS = (91001, 91002, 91003, 91004, 91005, 91006, 91007, 91008,
+                 91009, 91010, 91011, 91012, 91013, 91014, 91015, 91016)
 #: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
 #: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
 SPEC_MIN_LENGTH_PX = 40.0
