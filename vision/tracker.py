@@ -433,8 +433,8 @@ class DreidelTracker:
         thr, _ = self.thresholds(hands_in_view=True)
         faint = self.background.foreground(small, _FAINT_SHARE * thr, (x0, y0, x1, y1), look=False)
         _, labels = cv2.connectedComponents(faint, connectivity=8)
-        # the dreidel's patch: the commonest label in the middle of its box (its centroid may fall on a
-        # letter that matches the felt)
+        # the dreidel's patch: the commonest label on the 3 x 3 pixels at its centroid (the centroid alone
+        # may fall on a letter the felt's colour)
         cx, cy = int(round(dreidel.x)) - x0, int(round(dreidel.y)) - y0
         core = labels[max(cy - 1, 0) : cy + 2, max(cx - 1, 0) : cx + 2]
         ids = core[core > 0]
