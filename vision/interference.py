@@ -76,8 +76,8 @@ class InterferenceWatch:
 
     A "visit" starts when a hand covers the dreidel (the two merge) or comes within ``near`` body lengths
     of it (measured to the hand's outline, :meth:`~vision.tracker.Blob.distance`: an arm's box can hold a
-    dreidel the fingers never reached), and ends when no hand has been near for ``clear_frames`` frames. ``event.t`` is the touch: the
-    middle of the time the hand covered the dreidel, when it covered it and the dreidel was seen again
+    dreidel the fingers never reached), and ends when no hand has been near for ``clear_frames`` frames.
+    ``event.t`` is the touch: the middle of the time the hand covered the dreidel, when it covered it and the dreidel was seen again
     after; otherwise the visit's closest approach. From overhead a hand hides the dreidel before its
     fingers reach it and until they have drawn back, so the first cover is early: on the twin the fingers
     covered it 0.14-0.22 s before the knock and uncovered it 0.09-0.15 s after (the middle: 0.015-0.039 s

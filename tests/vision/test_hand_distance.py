@@ -14,7 +14,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import Frame
-from tests.vision.tracker_scenes import FPS, felt, with_noise
+from tests.vision.tracker_scenes import FPS, felt, learn_empty_tray, with_noise
 from vision.interference import InterferenceWatch
 from vision.tracker import Blob, DreidelTracker, TrackResult
 
@@ -54,8 +54,7 @@ def _hand(reach: float) -> tuple[Blob, Blob]:
     rng = np.random.default_rng(8)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
     empty = felt(_FELT, _SIZE)
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, with_noise(rng, empty)))
+    learn_empty_tray(tracker, lambda: with_noise(rng, empty))
     for k in range(4):
         tracker.process(Frame(100 + k, 1.0 + k / FPS, _picture(rng, None)))
     tr = tracker.process(Frame(200, 2.0, _picture(rng, reach)))

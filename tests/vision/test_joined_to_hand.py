@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 
 from hardware.camera import Frame
-from tests.vision.tracker_scenes import FPS, felt, with_noise
+from tests.vision.tracker_scenes import FPS, felt, learn_empty_tray, with_noise
 from vision.tracker import DreidelTracker, TrackResult
 
 _FELT = np.array([40, 110, 110], np.float32)  # olive (BGR)
@@ -40,8 +40,7 @@ def _seen(fingers: float | None) -> TrackResult:
     rng = np.random.default_rng(14)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
     empty = felt(_FELT, _SIZE)
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, with_noise(rng, empty, _NOISE)))
+    learn_empty_tray(tracker, lambda: with_noise(rng, empty, _NOISE))
     tr = None
     for k in range(4):
         tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, fingers)))
@@ -73,8 +72,7 @@ def test_no_hand_nothing_is_joined() -> None:
     rng = np.random.default_rng(3)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
     empty = felt(_FELT, _SIZE)
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, with_noise(rng, empty, _NOISE)))
+    learn_empty_tray(tracker, lambda: with_noise(rng, empty, _NOISE))
     img = felt(_FELT, _SIZE)
     img[145:155, 195:205] = _TIP
     tr = tracker.process(Frame(100, 2.0, with_noise(rng, img, _NOISE)))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from hardware.camera import Frame
-from tests.vision.tracker_scenes import FPS, felt, with_noise
+from tests.vision.tracker_scenes import FPS, felt, learn_empty_tray, with_noise
 from vision.tracker import DreidelTracker, TrackResult
 
 _FELT = np.array([40, 70, 45], np.float32)
@@ -40,8 +40,7 @@ def _picture(rng: np.random.Generator, dreidel: bool, hand: bool, piece: bool, u
 def _run(piece_only: bool, fingertip: bool = False) -> list[TrackResult]:
     rng = np.random.default_rng(3)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))  # a 640 px camera's dreidels on its 320 px picture
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, _picture(rng, False, False, False)))
+    learn_empty_tray(tracker, lambda: _picture(rng, False, False, False))
     out: list[TrackResult] = []
     for k in range(4):  # at rest, alone
         tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, True, False, False)))
@@ -70,8 +69,7 @@ def test_a_top_just_released_beside_the_hand_is_the_dreidel() -> None:
     # such a top read "merged" while the hand stayed within 6 px)
     rng = np.random.default_rng(5)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, _picture(rng, False, False, False)))
+    learn_empty_tray(tracker, lambda: _picture(rng, False, False, False))
     for k in range(4):
         tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, True, False, False, long_body=True)))
     tracker.reset_track()

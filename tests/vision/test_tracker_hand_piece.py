@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hardware.camera import Frame
-from tests.vision.tracker_scenes import FPS, felt, with_noise
+from tests.vision.tracker_scenes import FPS, felt, learn_empty_tray, with_noise
 from vision.tracker import DreidelTracker, TrackResult
 
 _FELT = np.array([40, 70, 45], np.float32)
@@ -38,8 +38,7 @@ def _picture(rng: np.random.Generator, dreidel: bool, arm: bool, hand_piece: boo
 def _run(hand_piece: bool, wooden_top: bool = False) -> list[TrackResult]:
     rng = np.random.default_rng(4)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))  # a 640 px camera's dreidels on its 320 px picture
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, _picture(rng, False, False, False)))
+    learn_empty_tray(tracker, lambda: _picture(rng, False, False, False))
     for k in range(4):  # the dreidel at rest, alone: seen clearly
         tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, _picture(rng, True, False, False)))
         assert tr is not None and tr.dreidel is not None

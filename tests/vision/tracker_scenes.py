@@ -13,11 +13,17 @@ from vision.tracker import Blob, DreidelTracker
 FPS = 15.0
 
 
+def learn_empty_tray(tracker: DreidelTracker, empty: Callable[[], np.ndarray]) -> None:
+    """Show ``tracker`` 17 pictures of the empty tray (``empty()`` makes each), from t = 0: it learns them as the
+    background."""
+    for i in range(17):
+        tracker.process(Frame(i, i / FPS, empty()))
+
+
 def track_scenes(tracker: DreidelTracker, empty: Callable[[], np.ndarray], scene: Callable[[], np.ndarray],
                  frames: int) -> list[Blob | None]:
     """Show ``tracker`` 17 pictures of the empty tray, then ``frames`` of the scene; the dreidel seen in each."""
-    for i in range(17):
-        tracker.process(Frame(i, i / FPS, empty()))
+    learn_empty_tray(tracker, empty)
     out: list[Blob | None] = []
     for k in range(frames):
         tr = tracker.process(Frame(100 + k, 2.0 + k / FPS, scene()))
