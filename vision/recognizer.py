@@ -950,7 +950,6 @@ class LetterRecognizer:
                 return LetterReading(None, confidence, scores, pose, reason=reason)
             return accept(vouched)
         if LETTERS[best] in CONFUSABLE:
-            side = face_side_px(quad)
             at_size = self.model.calibration.confusable_threshold(side)
             unsteady = "Nun or Gimel, but not steady when the face's outline is nudged"
             steady: float | None = None
