@@ -15,7 +15,7 @@ import json
 import struct
 import sys
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -170,9 +170,13 @@ def analyze_recording(
     recognizer: LetterReader | None = None,
     use_recognizer: bool = True,
     settings: JudgeSettings | None = None,
+    on_verdict: Callable[[SpinJudge, SpinVerdict], None] | None = None,
 ) -> tuple[list[SpinVerdict], dict[str, Any]]:
     """Judge a recording. Returns the verdicts and a few facts about the run (frames, imu, recognizer).
-    ``settings``: the judge's (e.g. the tray's IMU calibration); the defaults without them.
+    ``settings``: the judge's (e.g. the tray's IMU calibration); the defaults without them. ``on_verdict``:
+    called with the judge and each verdict as soon as it is given, before the next frame is judged (where a
+    live table acts on it: ``bench/learn_from_rulings.py`` teaches the judge's reader there, as a judge's ruling
+    teaches the table).
 
     Raises :class:`~hardware.recording.RecordingError` for a recording that cannot be read.
     """
@@ -203,6 +207,16 @@ def analyze_recording(
             judge.feed_imu_array(imu[imu_pos:end])
             imu_pos = end
 
+    told = 0
+
+    def tell() -> None:
+        nonlocal told
+        if on_verdict is None:
+            return
+        while told < len(judge.verdicts):
+            told += 1
+            on_verdict(judge, judge.verdicts[told - 1])
+
     if fast is not None:
         # libjpeg scales while decoding (1/2, 1/4, 1/8): the tracker's small picture costs a fraction
         # of a full decode; the largest factor that still leaves at least the tracking size is used
@@ -226,14 +240,17 @@ def analyze_recording(
 
             judge.feed_small(index, t, small, full)
             n += 1
+            tell()
     else:
         for frame in reader.frames():
             feed_imu_until(frame.t)
             judge.feed_frame(frame)
             n += 1
+            tell()
     if imu is not None:
         feed_imu_until(float("inf"))
     judge.finish()
+    tell()
     facts = {"frames": n, "imu": imu is not None and imu.shape[0] > 0, "recognizer": note}
     return list(judge.verdicts), facts
 

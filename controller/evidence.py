@@ -91,6 +91,9 @@ class SpinEvidence:
     clip: list[tuple[float, bytes]] = field(default_factory=list)
     paths: dict[str, Path] = field(default_factory=dict)
     marks: Marks | None = None
+    #: the resting picture as the camera took it, nothing drawn on it: kept only when the letter goes to a judge,
+    #: whose ruling may then teach the table that face (the table writes it as ``rest.png``)
+    rest_image: np.ndarray | None = None
 
     def save(self, out_dir: str | Path, spin_id: int, fps: float = 30.0) -> dict[str, Path]:
         """Write ``spin_<id>_still.png``, ``spin_<id>_timeline.png`` and ``spin_<id>_clip.avi``."""

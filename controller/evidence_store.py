@@ -3,8 +3,9 @@
 The judge keeps a verdict's evidence in memory (a still with its measurements drawn, a timeline plot
 and a clip of small JPEG frames). The table gives every spin an id that is unique across restarts and
 writes the evidence under it: ``still.png``, ``timeline.png`` and ``clip.webp`` (an animated WebP,
-which every browser plays without a plug-in, unlike an MJPG AVI). Writing happens on one worker
-thread so the camera loop never waits for an encoder.
+which every browser plays without a plug-in, unlike an MJPG AVI), and, when the letter went to a judge,
+``rest.png``: the resting picture with nothing drawn on it, which the judge's ruling may teach the
+table. Writing happens on one worker thread so the camera loop never waits for an encoder.
 """
 
 from __future__ import annotations
@@ -76,8 +77,8 @@ class EvidenceStore:
         folder = self.folder(spin_id)
         folder.mkdir(parents=True, exist_ok=True)
         written = []
-        for name in ("still", "timeline"):
-            image = getattr(evidence, name, None)
+        for name, attr in (("still", "still"), ("timeline", "timeline"), ("rest", "rest_image")):
+            image = getattr(evidence, attr, None)
             if isinstance(image, np.ndarray) and image.size and cv2.imwrite(str(folder / f"{name}.png"), image):
                 written.append(f"{name}.png")
         clip = getattr(evidence, "clip", None)

@@ -1692,4 +1692,5 @@ class SpinJudge:
                 tray_polygon=poly,
             )
         clip = self.clip.take(t1) if self.clip is not None else []
-        return SpinEvidence(still=still, timeline=timeline, clip=clip, marks=marks)
+        rest_image = spin.rest_frame if letter is None else None
+        return SpinEvidence(still=still, timeline=timeline, clip=clip, marks=marks, rest_image=rest_image)

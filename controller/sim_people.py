@@ -99,8 +99,9 @@ class SimulatedPeople:
             valid = bool(getattr(truth, "valid", False)) if truth is not None else False
             letter = getattr(truth, "letter", None) if truth is not None else None
             if valid and letter:
-                self.command("confirm", {"spin_id": a.spin_id, "letter": str(getattr(letter, "value", letter))},
-                             "judge:sim")
+                # with the console's "teach the table this face" box left ticked, as a judge would leave it
+                self.command("confirm", {"spin_id": a.spin_id, "letter": str(getattr(letter, "value", letter)),
+                                         "teach": "yes"}, "judge:sim")
             else:
                 reasons = list(getattr(truth, "reasons", []) or ["judge"]) if truth is not None else ["judge"]
                 self.command("reject", {"spin_id": a.spin_id, "reason": ",".join(reasons)}, "judge:sim")

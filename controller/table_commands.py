@@ -58,6 +58,26 @@ def _float(value: object, what: str) -> float:
     return x
 
 
+#: a judge's ruling teaches the table the face it gave a letter for only while that letter has fewer taught
+#: stills than this: the first stills of a letter teach the most (three per letter is what ``enroll/`` holds),
+#: and every still more is read again whenever the table is taught
+RULING_TEACHES_UP_TO = 5
+
+
+def _yes(value: object) -> bool:
+    """A form's checkbox or a JSON flag: true for true, 1, "1", "yes", "on", "true"."""
+    if isinstance(value, bool):
+        return value
+    return str(value if value is not None else "").strip().lower() in ("1", "yes", "on", "true")
+
+
+def _doubt_text(doubt: tuple[str, float | None]) -> str:
+    """What the generic reader says of a taught still it doubts (``_taught_still_doubt``), for a reply."""
+    what, confidence = doubt
+    return f"the machine {what}" if confidence is None else \
+        f"the machine reads this picture as {what} ({confidence:.2f})"
+
+
 def _letter(value: object) -> Letter:
     try:
         return Letter.parse(str(value or ""))
@@ -212,7 +232,36 @@ class TableCommands:
         reason = str(params.get("reason") or "").strip()[:200]
         self._note("resolved", {"decision": "confirm", "letter": letter.value,
                                 **({"reason": reason} if reason else {})}, actor, a.spin_id)
-        return f"{a.player}: {letter.value} confirmed"
+        reply = f"{a.player}: {letter.value} confirmed"
+        if not a.verdict.get("letter") and _yes(params.get("teach")):
+            reply += "; " + self._teach_from_ruling(a.spin_id, letter, actor)
+        return reply
+
+    def _teach_from_ruling(self, spin_id: str, letter: Letter, actor: str) -> str:
+        """The judge gave ``letter`` for a spin whose letter the machine could not read: teach the table that
+        face, from the spin's resting picture (``rest.png`` of its evidence), so that the next time it lands
+        it is read. Not when the letter has ``RULING_TEACHES_UP_TO`` taught stills already, nor when the
+        generic reader clearly reads another letter, or no dreidel or letter, in the picture (a wrong face
+        taught costs more than a face not taught). Returns what was done, for the judge's reply."""
+        held = self._rest_picture
+        image = held[1] if held is not None and held[0] == spin_id else None
+        if image is None:  # restarted since: the picture the evidence writer saved
+            import cv2
+
+            path = self.evidence.folder(spin_id) / "rest.png"
+            image = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None
+        if image is None:
+            return "not learned: this spin has no resting picture"
+        kept = len(list(self.enroll_dir.glob(f"{letter.value}_*.png"))) if self.enroll_dir.is_dir() else 0
+        if kept >= RULING_TEACHES_UP_TO:
+            return f"not learned: {kept} {letter.value} stills are taught already"
+        doubt = self._taught_still_doubt(letter, image)
+        if doubt is not None:
+            return f"not learned: {_doubt_text(doubt)}; teach it under Teach if you are sure"
+        name, n = self._save_taught_still(letter, image)
+        self._note("enroll", {"letter": letter.value, "file": name, "dreidel": self.dreidel, "spin_id": spin_id},
+                   actor)
+        return f"learned {letter.value} from this spin ({n} still{'s' if n > 1 else ''}; remove it under Teach: {name})"
 
     def _cmd_reject(self, params: Mapping[str, Any], actor: str) -> str:
         """The waiting verdict does not count: the same spinner spins again."""
@@ -382,29 +431,32 @@ class TableCommands:
         frame = self.camera.last_frame
         if frame is None or not self.camera.ok:
             raise CommandError("no live camera picture to learn from")
-        import cv2
-
-        self.enroll_dir.mkdir(parents=True, exist_ok=True)
-        taken = [_taught_still(p.name) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
-        n = len(taken) + 1
-        number = max([k[1] for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
-        path = self.enroll_dir / f"{letter.value}_{number}.png"
-        if not cv2.imwrite(str(path), frame.image):
-            raise CommandError(f"could not write {path}")
+        name, n = self._save_taught_still(letter, frame.image)
         doubt = self._taught_still_doubt(letter, frame.image)
-        payload: dict[str, Any] = {"letter": letter.value, "file": path.name, "dreidel": self.dreidel}
+        payload: dict[str, Any] = {"letter": letter.value, "file": name, "dreidel": self.dreidel}
         if doubt is not None:
             payload["machine_reads"] = doubt[0]
             if doubt[1] is not None:
                 payload["machine_confidence"] = round(doubt[1], 3)
         self._note("enroll", payload, actor)
-        self._judge_retaught = True
         reply = f"learned {letter.value} ({n} still{'s' if n > 1 else ''})"
         if doubt is not None:
-            seen = f"the machine {doubt[0]}" if doubt[1] is None else \
-                f"the machine reads this picture as {doubt[0]} ({doubt[1]:.2f})"
-            reply += f"; note: {seen}: check the letter, or remove it ({path.name})"
+            reply += f"; note: {_doubt_text(doubt)}: check the letter, or remove it ({name})"
         return reply
+
+    def _save_taught_still(self, letter: Letter, image: Any) -> tuple[str, int]:
+        """Write ``image`` as the next taught still of ``letter`` (``<letter>_<n>.png`` in enroll/) and have the
+        judge taught again; returns the file's name and how many stills of that letter are taught now."""
+        import cv2
+
+        self.enroll_dir.mkdir(parents=True, exist_ok=True)
+        taken = [_taught_still(p.name) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
+        number = max([k[1] for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
+        path = self.enroll_dir / f"{letter.value}_{number}.png"
+        if not cv2.imwrite(str(path), image):
+            raise CommandError(f"could not write {path}")
+        self._judge_retaught = True
+        return path.name, len(taken) + 1
 
     def _taught_still_doubt(self, letter: Letter, image: Any) -> tuple[str, float | None] | None:
         """What the generic reader says of a still taught as ``letter`` when it disagrees clearly: (another

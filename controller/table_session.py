@@ -159,6 +159,8 @@ class TableSession(TableCommands, SimulatedPeople):
         self._recent: deque[dict[str, Any]] = deque(maxlen=30)
         self._judge: JudgePort | None = None
         self._judge_dirty = True
+        #: (spin id, resting picture) of the last verdict whose letter went to a judge (``_teach_from_ruling``)
+        self._rest_picture: tuple[str, Any] | None = None
         #: the taught stills changed: the running judge gets a new letter reader (see ``_reteach_judge``)
         self._judge_retaught = False
         #: the generic letter reader that checks a taught still (loaded at the first one: ``_generic_reader``)
@@ -704,6 +706,9 @@ class TableSession(TableCommands, SimulatedPeople):
     def _store_evidence(self, spin_id: str, v: VerdictView) -> None:
         if v.raw_evidence is not None:
             self.evidence.save(spin_id, v.raw_evidence)
+            rest = getattr(v.raw_evidence, "rest_image", None)
+            # the last unread letter's resting picture, at hand for the ruling (its file is written later)
+            self._rest_picture = (spin_id, rest) if rest is not None else None
         if not v.evidence:
             return
         target = self.evidence_dir / spin_id

@@ -14,7 +14,8 @@ on stills in font families held out of training calibrates the probabilities
 Enrollment (``with_enrollment``): a few labelled stills of *this* dreidel become prototypes in the
 network's embedding (its penultimate layer); the cosine similarity of the query (in each
 orientation) to each letter's nearest prototype is added to the generic logits with a weight and a
-temperature fitted by the build script.
+temperature fitted by the build script. A dreidel taught only some of its letters (a table is taught one at a time)
+reads a letter not yet taught with the generic model alone (``open_letters``, ``OPEN_LETTER_LIKENESS``).
 
 A taught recognizer also asks the generic model: when the generic model reads one letter clearly and the
 taught one leans to another, the face is unreadable (two witnesses disagree). It also compares a Nun or Gimel
@@ -681,19 +682,56 @@ def posterior(z: np.ndarray, z_none: float, prior: np.ndarray) -> tuple[np.ndarr
     return p.sum(axis=1), p_none, p.sum(axis=0)
 
 
+#: the similarity ``enrolled_similarity`` gives a letter the dreidel may bear but was not taught: what a taught face
+#: typically has with the nearest taught face of *another* letter of its dreidel. On the taught stills of 140 tuning
+#: recordings (twin 84001-91016, second renderer 1480000-1520015), each against the other stills of its dreidel:
+#: other letters 0.33 median (0.82 at the 99th percentile), its own letter 0.98 median (0.88 at the 5th
+#: percentile). So a query of a taught letter gains over the letters not yet taught about as it would over them
+#: taught, and a query of a letter not yet taught is, typically, no nearer a taught letter than to its own. What
+#: keeps a face of a letter not yet taught from being read as a taught one is ``LetterRecognizer.generic_only``.
+#: Measured with ``bench/learn_from_rulings.py --stills twin --dreidels 12`` (a game's 288 stills, every unread one
+#: taught as a judge's ruling would): 0.85 read 224 (as untaught), 0.6 read 234, 0.33 read 242; none wrong.
+OPEN_LETTER_LIKENESS = 0.33
+#: a dreidel bears Shin or Pe, never both: with one of them taught, the other is known not to be on it
+ALTERNATE: dict[Letter, Letter] = {Letter.SHIN: Letter.PE, Letter.PE: Letter.SHIN}
+
+
+def open_letters(taught: Iterable[int]) -> frozenset[int]:
+    """The letters (indices into ``LETTERS``) that a dreidel taught the letters ``taught`` may still bear but was
+    not taught: every other letter but the alternate of a taught Shin or Pe (``ALTERNATE``). Empty when nothing
+    was taught (then nothing is known of the dreidel) or when its four letters were."""
+    known = set(taught)
+    if not known:
+        return frozenset()
+    absent = {LETTERS.index(ALTERNATE[LETTERS[i]]) for i in known if LETTERS[i] in ALTERNATE}
+    return frozenset(i for i in range(len(LETTERS)) if i not in known and i not in absent)
+
+
 def enrolled_similarity(embeddings: np.ndarray, protos: np.ndarray, proto_letters: np.ndarray) -> np.ndarray:
     """(5 x 4) cosine similarity of the query, for each orientation, to each letter's nearest prototype.
 
     Prototypes are normalized embeddings of upright enrolled faces. The query's orientation o means
     its top points o quarter turns clockwise, so turning it o quarter turns counter-clockwise
     (``embeddings[o]``) makes it upright.
+
+    A letter with no prototype is -1 (nothing like it) only when the dreidel is known not to bear it (Shin
+    when Pe was taught, and the other way round). A letter the dreidel may bear but that was not taught yet
+    (``open_letters``: a table is taught one letter at a time, from a judge's ruling or a still) gets
+    ``OPEN_LETTER_LIKENESS``, what a face typically has with another letter of its dreidel: with -1, one taught
+    Shin made every Gimel and Hey of a twin recording read as Shin by the taught model, and go to a judge (the
+    two models disagreed), where the untaught recognizer had read them.
     """
     sims = embeddings @ protos.T  # 4 x P
     out = np.full((len(LETTERS), ORIENTATIONS), -1.0)
+    taught = []
     for i in range(len(LETTERS)):
         cols = proto_letters == i
         if cols.any():
             out[i] = sims[:, cols].max(axis=1)
+            taught.append(i)
+    unknown = sorted(open_letters(taught))
+    if unknown:
+        out[unknown] = OPEN_LETTER_LIKENESS
     return out
 
 
@@ -715,6 +753,12 @@ class LetterRecognizer:
                                                                 np.float32)
         if self.faces.shape[0] != self.protos.shape[0]:
             raise ValueError("one taught face per prototype")
+        #: letters this dreidel may bear but was not taught (``open_letters``): only the generic model reads them
+        self.open_letters = open_letters(int(i) for i in np.unique(self.proto_letters))
+        #: ... and Nun and Gimel both while either is open: the taught stills of one of them cannot tell it from the
+        #: other (a Gimel the generic model takes for a Nun would look like a taught Nun, and nothing would say no)
+        pair = {LETTERS.index(x) for x in CONFUSABLE}
+        self.generic_only = self.open_letters | (pair if self.open_letters & pair else set())
         self.threshold = model.threshold if threshold is None else float(threshold)
         cal = model.calibration
         #: each letter's threshold (a threshold given here applies to every letter)
@@ -865,6 +909,13 @@ class LetterRecognizer:
             return FaceDecision(g_best, float(g_conf[g_best]), generic)
         t_conf = taught.confidence
         t_best = int(np.argmax(t_conf))
+        if g_best in self.generic_only:
+            # the generic model takes the face for a letter this dreidel was not taught (or a Nun or Gimel while
+            # the other is not): the taught stills know nothing of it, so the face is read as untaught
+            return FaceDecision(g_best, float(g_conf[g_best]), generic)
+        if t_best in self.generic_only:
+            # the taught model leans to a letter it was not taught, the generic one to a taught letter: unreadable
+            return FaceDecision(t_best, float(t_conf[t_best]), taught, conflict=True)
         conflict = t_best != g_best and bool(g_conf[g_best] >= self.letter_thresholds[g_best])
         return FaceDecision(t_best, float(t_conf[t_best]), taught, conflict=conflict)
 

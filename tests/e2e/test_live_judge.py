@@ -77,6 +77,11 @@ def test_teaching_the_running_table_keeps_its_judge_and_misses_no_spin(tmp_path:
         session.stop()
     assert spins >= taught_at + 10
     assert session._judge is judge  # noqa: SLF001 - the same judge, which knows the empty tray
-    assert getattr(judge.recognizer, "enrolled", 0) == 1  # reading with the taught still
+    taught = sorted(p.name for p in (tmp_path / "enroll").glob("*.png"))
+    from_rulings = [e.payload["file"] for e in events if e.name == "note:enroll" and e.payload.get("spin_id")]
+    # the judge's still, and those the simulated judge's rulings on letters the machine could not read taught
+    assert taught == sorted(["nun_1.png", *from_rulings])
+    # reading with every taught still (one taught by the last ruling is given to the judge before the next spin)
+    assert getattr(judge.recognizer, "enrolled", 0) in (len(taught), len(taught) - 1)
     missed = [e for e in events if e.name == "note:fault" and "gave no verdict" in str(e.payload.get("message"))]
     assert not missed, missed

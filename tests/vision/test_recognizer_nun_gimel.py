@@ -165,8 +165,10 @@ def scores(best: Letter, p: float) -> FaceScores:
 def test_taught_reading_is_vetoed_when_the_generic_model_clearly_reads_another_letter(
     recognizer: LetterRecognizer, g_best: Letter, g_p: float, t_best: Letter, t_p: float,
 ) -> None:
-    taught = LetterRecognizer(recognizer.model, protos=np.zeros((1, recognizer.model.calibration.embedding)),
-                              proto_letters=np.zeros(1, np.int64))
+    # taught a whole Shin dreidel (Nun, Gimel, Hey, Shin: so no Pe), every letter it may bear known
+    taught = LetterRecognizer(recognizer.model, protos=np.zeros((4, recognizer.model.calibration.embedding)),
+                              proto_letters=np.arange(4, dtype=np.int64))
+    assert not taught.open_letters
     d = taught._decide(scores(g_best, g_p), scores(t_best, t_p))
     assert LETTERS[d.best] is t_best and d.confidence == pytest.approx(t_p)  # the taught reading counts
     g_clear = g_p >= taught.letter_thresholds[LETTERS.index(g_best)]

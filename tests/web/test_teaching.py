@@ -11,7 +11,7 @@ from table_fakes import make_session, run
 
 from controller.clock import FakeClock
 from controller.rules.letters import Letter
-from controller.table_session import CommandError
+from controller.table_session import CommandError, TableSession
 from vision.recognizer import NO_LETTER, TOO_SMALL, LetterReading
 
 
@@ -105,20 +105,27 @@ def test_a_taught_still_can_be_removed_and_the_judge_is_taught_again(tmp_path: P
     assert session._judge is not None and session._judge.setup.enroll_dir is None  # noqa: SLF001
 
 
-def test_the_console_lists_taught_stills_shows_them_and_removes_one(tmp_path: Path, clock: FakeClock) -> None:
-    from test_web_routes import PASSWORD, judge_token
+def console_client(session: TableSession, tmp_path: Path, clock: FakeClock) -> Any:
+    """A test client of the table's web app, with the judge password of ``test_web_routes`` (not logged in)."""
+    from test_web_routes import PASSWORD
 
     from web.app import create_app
     from web.auth import PasswordStore
 
-    session = taught_session(tmp_path, clock, reading(Letter.PE, 0.98))
-    session.command("enroll", {"letter": "gimel"}, "judge:zoe")
     store = PasswordStore(tmp_path / "judge.pw")
     store.set(PASSWORD)
     app = create_app(session, passwords=store, secret_key=b"k" * 32, clock=clock, session_minutes=30,
                      login_attempts=3, login_window_s=60)
     app.testing = True
-    c = app.test_client()
+    return app.test_client()
+
+
+def test_the_console_lists_taught_stills_shows_them_and_removes_one(tmp_path: Path, clock: FakeClock) -> None:
+    from test_web_routes import judge_token
+
+    session = taught_session(tmp_path, clock, reading(Letter.PE, 0.98))
+    session.command("enroll", {"letter": "gimel"}, "judge:zoe")
+    c = console_client(session, tmp_path, clock)
     assert c.get("/judge/enroll/gimel_1.png").status_code in (302, 303)  # judges only
     token = judge_token(c)
     page = c.get("/judge").get_data(as_text=True)
