@@ -91,13 +91,15 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               90001, 90002, 90003, 90004, 90005, 90006, 90007, 90008,
               90009, 90010, 90011, 90012, 90013, 90014, 90015, 90016,
               91001, 91002, 91003, 91004, 91005, 91006, 91007, 91008,
-              91009, 91010, 91011, 91012, 91013, 91014, 91015, 91016)
-#: held-out seeds, fixed at the end of the thirty-second session after its set was judged (not rendered yet;
+              91009, 91010, 91011, 91012, 91013, 91014, 91015, 91016,
+              92001, 92002, 92003, 92004, 92005, 92006, 92007, 92008,
+              92009, 92010, 92011, 92012, 92013, 92014, 92015, 92016)
+#: held-out seeds, fixed at the end of the thirty-third session after its set was judged (not rendered yet;
 #: 16 recordings, twice
 #: the earlier sets, so that one spin is a smaller share of a figure): nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
-HELDOUT_SEEDS = (92001, 92002, 92003, 92004, 92005, 92006, 92007, 92008,
-                 92009, 92010, 92011, 92012, 92013, 92014, 92015, 92016)
+HELDOUT_SEEDS = (93001, 93002, 93003, 93004, 93005, 93006, 93007, 93008,
+                 93009, 93010, 93011, 93012, 93013, 93014, 93015, 93016)
 #: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
 #: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
 SPEC_MIN_LENGTH_PX = 40.0

@@ -126,8 +126,9 @@ def act(action: str) -> Any:
     if as_json:
         return jsonify(ok=True, result=result, state=table().snapshot())
     # a command that was carried out but wants the judge to check something (a taught still the machine reads
-    # as another letter) says "; note: ...": shown in amber, not in the green of a plain "done"
-    flash(result, "warn" if "; note: " in result else "ok")
+    # as another letter, a ruling's face not taught) says "; note: ..." or "; not learned: ...": shown in amber,
+    # not in the green of a plain "done"
+    flash(result, "warn" if "; note: " in result or "; not learned: " in result else "ok")
     return redirect(_back(), code=303)
 
 
