@@ -145,5 +145,14 @@ def test_the_console_offers_to_teach_only_an_unread_letter(tmp_path: Path, clock
     r = c.post("/api/actions/confirm", data={"csrf_token": token, "spin_id": spin_id, "letter": "hey",
                                              "teach": "yes", "next": "/judge"})
     assert r.status_code == 303 and taught_files(tmp_path) == ["hey_1.png"]
+    assert '<p class="flash flash-ok" role="status">Ann: hey confirmed; learned hey' in c.get("/judge").get_data(as_text=True)
     unread_spin(session, world, clock, None, Letter.HEY)
     assert 'name="teach"' not in c.get("/judge").get_data(as_text=True)
+    # a face not taught is said in amber, as a taught still the machine doubts
+    session._enroll_reader = FakeReader(reading(Letter.PE, 0.97))  # noqa: SLF001
+    session.command("confirm", {"letter": "hey"}, "judge:zoe")
+    spin_id = unread_spin(session, world, clock, rest_picture(2))
+    c.post("/api/actions/confirm", data={"csrf_token": token, "spin_id": spin_id, "letter": "gimel", "teach": "yes",
+                                         "next": "/judge"})
+    assert '<p class="flash flash-warn" role="status">Cy: gimel confirmed; not learned: the machine reads this ' \
+        'picture as pe (0.97)' in c.get("/judge").get_data(as_text=True)
