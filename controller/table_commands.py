@@ -258,7 +258,10 @@ class TableCommands:
         doubt = self._taught_still_doubt(letter, image)
         if doubt is not None:
             return f"not learned: {_doubt_text(doubt)}; teach it under Teach if you are sure"
-        name, n = self._save_taught_still(letter, image)
+        try:
+            name, n = self._save_taught_still(letter, image)
+        except CommandError as e:  # the ruling itself stands: only the teaching failed
+            return f"not learned: {e}"
         self._note("enroll", {"letter": letter.value, "file": name, "dreidel": self.dreidel, "spin_id": spin_id},
                    actor)
         return f"learned {letter.value} from this spin ({n} still{'s' if n > 1 else ''}; remove it under Teach: {name})"
@@ -449,7 +452,10 @@ class TableCommands:
         judge taught again; returns the file's name and how many stills of that letter are taught now."""
         import cv2
 
-        self.enroll_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self.enroll_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise CommandError(f"could not make the taught stills' folder {self.enroll_dir} ({e})") from None
         taken = [_taught_still(p.name) for p in self.enroll_dir.glob(f"{letter.value}_*.png")]
         number = max([k[1] for k in taken if k is not None] + [0]) + 1  # never over a kept still after a removal
         path = self.enroll_dir / f"{letter.value}_{number}.png"

@@ -156,3 +156,14 @@ def test_the_console_offers_to_teach_only_an_unread_letter(tmp_path: Path, clock
                                          "next": "/judge"})
     assert '<p class="flash flash-warn" role="status">Cy: gimel confirmed; not learned: the machine reads this ' \
         'picture as pe (0.97)' in c.get("/judge").get_data(as_text=True)
+
+
+def test_a_ruling_stands_when_its_face_cannot_be_written(tmp_path: Path, clock: FakeClock) -> None:
+    """The spin is settled before the face is taught: a taught still that cannot be written costs only the teaching."""
+    session, world = session_with_world(tmp_path, clock)
+    spin_id = unread_spin(session, world, clock, rest_picture())
+    (tmp_path / "enroll").write_text("not a folder")  # the enroll folder cannot be made
+    reply = session.command("confirm", {"spin_id": spin_id, "letter": "nun", "teach": "yes"}, "judge:zoe")
+    assert reply.startswith("Ann: nun confirmed; not learned: ")
+    snap = session.snapshot()
+    assert snap["last_spin"]["letter"] == "nun" and snap["awaiting_judge"] is None
