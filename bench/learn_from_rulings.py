@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.analyze_cli import analyze_recording, load_recognizer  # noqa: E402
 from controller.judge import SpinJudge, SpinVerdict  # noqa: E402
 from controller.rules.letters import Letter  # noqa: E402
+from controller.table_commands import RULING_TEACHES_UP_TO  # noqa: E402
 
 
 class FirstRestPicture:
@@ -93,9 +94,6 @@ def judge_one(rec: Path, taught: bool, learn: bool) -> dict[str, Any]:
         else:
             wrong.append(f"{rec.name} spin {tr['index']}: {got} for {tr['letter']}")
     return {"rec": rec.name, "right": right, "unread": unread, "wrong": wrong, "learned": learned}
-
-
-RULING_TEACHES_UP_TO = 5  # as controller.table_commands (not imported: that would load the table's web stack)
 
 
 def stills_stream(kind: str, dreidels: int, per_letter: int, seed: int) -> dict[str, int]:
