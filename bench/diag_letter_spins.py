@@ -79,9 +79,9 @@ class ReadLog:
         self._orig = judge.SpinJudge._read_letter
         log = self
 
-        def logged(j: Any, t: float, image: np.ndarray, obs: Any) -> Any:
+        def logged(j: Any, t: float, image: np.ndarray, obs: Any, *rest: Any) -> Any:
             c0 = time.process_time()
-            got = log._orig(j, t, image, obs)
+            got = log._orig(j, t, image, obs, *rest)
             cpu = time.process_time() - c0
             log.reads.append(Read(t, image.copy(), j.background.full_image, log.last, cpu))
             return got

@@ -90,8 +90,9 @@ def bank(recs: list[Path], out: Path) -> None:
         times: list[float] = []
         orig = judge.SpinJudge._read_letter
 
-        def logged(j: Any, t: float, image: np.ndarray, obs: Any, _orig: Any = orig, _times: list[float] = times) -> Any:
-            got = _orig(j, t, image, obs)
+        def logged(j: Any, t: float, image: np.ndarray, obs: Any, *rest: Any, _orig: Any = orig,
+                   _times: list[float] = times) -> Any:
+            got = _orig(j, t, image, obs, *rest)
             _times.append(t)
             return got
 

@@ -84,6 +84,7 @@ from hardware.imu import ImuBatch, ImuSample
 from vision.background import BackgroundModel, TrayRegion
 from vision.interference import InterferenceEvent, InterferenceWatch
 from vision.observation import SPEED_LOOKBACK_S, Observation, ObservationBuilder, Phase
+from vision.recognizer import face_side_px
 from vision.tracker import DreidelTracker, TrackResult
 
 
@@ -207,7 +208,9 @@ class JudgeSettings:
     ``hum_line``: with an IMU, a tray whose vibration has a spectral line this many times its median
     power hums (a dreidel sleeps on its tip), so nothing is at rest; ``imu_wait_s``: how long the rest
     waits for late IMU data before the camera decides alone. ``letter_reads`` frames, ``letter_interval_s``
-    apart, are read once at rest (see :mod:`controller.judge_letters`). ``bump_g``: a push of the tray
+    apart, are read once at rest (see :mod:`controller.judge_letters`); a frame whose face outline is missing
+    or under ``steady_face_shrink`` of the largest one found at that rest is read with that one
+    (:meth:`SpinJudge._steady_pose`). ``bump_g``: a push of the tray
     this strong while a hand is within ``touch_near`` body lengths of the dreidel is a touch.
     ``placed_s``: a dreidel at rest this soon after it was let go, with no knock on the tray (or, without
     an IMU, never seen upright, i.e. compacter than ``upright_max_elongation``), was put down, not spun.
@@ -286,6 +289,7 @@ class JudgeSettings:
     imu_wait_s: float = 0.5
     letter_reads: int = 5
     letter_interval_s: float = 0.1
+    steady_face_shrink: float = 0.75
     bump_g: float = 0.03
     touch_near: float = 1.5
     placed_s: float = 0.8
@@ -370,6 +374,8 @@ class _Spin:
     out_blob: _OutBlob | None = None
     came_out_t: float | None = None
     hand_since_lost: float | None = None  # the first frame a hand-like blob was seen since the dreidel was lost
+    # the outlines found on the frames read at rest so far (``SpinJudge._steady_pose``)
+    rest_poses: list[Any] = field(default_factory=list)
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -1242,7 +1248,12 @@ class SpinJudge:
         vote = spin.vote
         assert vote is not None
         ref = spin.rest_obs
-        moved = (
+        # A dreidel of nearly the felt's colour drops out of the tracker for a frame now and then as it lies
+        # there (twin 92011: a tan dreidel on tan felt, seen as 30-100 px fragments with gaps, so the vote ended
+        # after one or three readings). With no hand in view nothing can have taken it: such a frame is read
+        # where it came to rest. A hand, or the dreidel seen elsewhere, ends the reading as before.
+        unseen = not obs.present and not obs.hand and not obs.merged and ref is not None and ref.x is not None
+        moved = not unseen and (
             not obs.present
             or obs.hand
             or ref is None
@@ -1256,7 +1267,7 @@ class SpinJudge:
             image = frame.image()
             if spin.rest_frame is None:
                 spin.rest_frame = image  # the evidence still
-            vote.add(self._read_letter(frame.t, image, obs))
+            vote.add(self._read_letter(frame.t, image, ref if unseen else obs, spin))
         too_long = frame.t - vote.start_t > vote.interval_s * vote.max_reads + 0.3
         finished = vote.done or (self.recognizer is None and bool(vote.readings))
         if finished or (moved and vote.readings) or too_long or (moved and frame.t - vote.start_t > 0.5):
@@ -1512,7 +1523,8 @@ class SpinJudge:
                                          math.nan, math.nan)
         return None
 
-    def _read_letter(self, t: float, image: np.ndarray, obs: Observation | None) -> FrameReading:
+    def _read_letter(self, t: float, image: np.ndarray, obs: Observation | None,
+                     spin: _Spin | None = None) -> FrameReading:
         if self.recognizer is None:
             return FrameReading(t, None, 0.0, {})
         pose = None
@@ -1528,6 +1540,8 @@ class SpinJudge:
             if bg is not None and bg.shape != image.shape:
                 bg = None
             pose = find_resting_dreidel(image, background_bgr=bg, mask=mask)
+            if spin is not None:
+                pose = self._steady_pose(spin, pose)
             reading = self.recognizer.read(image, pose=pose, background_bgr=bg)
         except ImportError:
             reading = self.recognizer.read(image)
@@ -1535,6 +1549,27 @@ class SpinJudge:
         if got.pose is None and pose is not None:
             got = FrameReading(got.t, got.letter, got.confidence, got.scores, pose)
         return got
+
+    def _steady_pose(self, spin: _Spin, pose: Any) -> Any:
+        """The outline to read this frame's letter with: its own, unless it lost the face that an earlier frame
+        of the same rest found.
+
+        The dreidel lies still while the vote reads it (the vote stops when it moves), so every frame shows the
+        same face, but the pose finder's outline of a dreidel of nearly the felt's colour wanders with the
+        sensor's noise: twin 92011 spin 3, a tan dreidel on tan felt, found its 20 px face on the first frame
+        read (a Nun, read) and a 6-13 px sliver or nothing on the four after, so the vote had one reading and no
+        letter. A frame's own outline is kept unless it has no face or its face is under
+        ``steady_face_shrink`` of the side of the largest face found so far at this rest; then that face is read
+        instead. The largest, not the surest: the pose's confidence judges its tip and handle more than its
+        face's size (92011 spin 5: a 19 px outline at a higher confidence than the frames' right 28 px ones).
+        """
+        held = spin.rest_poses
+        best = max(held, key=lambda p: face_side_px(p.face_quad), default=None)
+        if pose is not None and pose.face_quad is not None:
+            held.append(pose)
+            if best is None or face_side_px(pose.face_quad) >= self.settings.steady_face_shrink * face_side_px(best.face_quad):
+                return pose
+        return pose if best is None else best
 
     def _verdict_no_release(self, spin: _Spin, t_now: float) -> SpinVerdict:
         self._last_rest = (

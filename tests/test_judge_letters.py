@@ -57,7 +57,7 @@ def test_a_frame_leaning_to_another_letter_vetoes_a_lone_clear_frame() -> None:
     assert vote.result().letter is None
 
 
-def test_one_clear_frame_is_enough_when_every_frame_names_it_at_098() -> None:
+def test_one_clear_frame_is_enough_when_every_frame_names_it_at_096() -> None:
     """Measured on twin tuning recording 63002 spin 7 (an untaught Nun on a 34 px face): the first frame read
     Nun at 0.992, the four others named Nun best at 0.987-0.992 but were refused by the size threshold, the
     nudged outlines or the second look. Every frame says Nun far above the letter threshold: Nun."""
@@ -71,7 +71,28 @@ def test_one_clear_frame_is_enough_when_every_frame_names_it_at_098() -> None:
     assert got.letter is Letter.NUN and got.agreeing == 1 and got.frames == 5
 
 
-def test_a_sustained_letter_needs_every_frame_at_098_and_all_the_reads() -> None:
+def test_one_clear_frame_and_four_nuns_at_097_read_a_nun() -> None:
+    """Measured on twin tuning recording 86001 spin 1 (an untaught Nun): four frames named Nun best at
+    0.968-0.976 and were refused at their face's size; the fourth read Nun at 0.977 on the second look."""
+    vote = LetterVote(0.0)
+    for i, p in enumerate([0.976, 0.969, 0.968]):
+        vote.add(refused(0.1 * i, Letter.NUN, p))
+    vote.add(frame(0.3, Letter.NUN, 0.977))
+    vote.add(refused(0.4, Letter.NUN, 0.975))
+    assert vote.done and vote.result().letter is Letter.NUN
+
+
+def test_the_third_sessions_wrong_pattern_stays_unread() -> None:
+    """Session 3's held-out small Nun: one frame read Gimel at 0.96, four leaned Gimel at 0.83-0.94. Read
+    then as Gimel by a rule since dropped; the sustained rule must not read it."""
+    vote = LetterVote(0.0)
+    vote.add(frame(0.0, Letter.GIMEL, 0.96))
+    for i, p in enumerate([0.83, 0.94, 0.90, 0.88], start=1):
+        vote.add(refused(0.1 * i, Letter.GIMEL, p))
+    assert vote.done and vote.result().letter is None
+
+
+def test_a_sustained_letter_needs_every_frame_at_096_and_all_the_reads() -> None:
     def vote_with(refusals: list[tuple[Letter, float]]) -> LetterVote:
         vote = LetterVote(0.0)
         vote.add(frame(0.0, Letter.NUN, 0.992))
@@ -79,8 +100,8 @@ def test_a_sustained_letter_needs_every_frame_at_098_and_all_the_reads() -> None
             vote.add(refused(0.1 * i, guess, p))
         return vote
 
-    # one frame below 0.98 (the letter threshold is 0.95: 0.97 is a lean, not a read)
-    assert vote_with([(Letter.NUN, 0.99), (Letter.NUN, 0.97), (Letter.NUN, 0.99), (Letter.NUN, 0.99)]).result().letter is None
+    # one frame below 0.96 (the letter threshold is 0.95: 0.955 is a lean, not a read)
+    assert vote_with([(Letter.NUN, 0.99), (Letter.NUN, 0.955), (Letter.NUN, 0.99), (Letter.NUN, 0.99)]).result().letter is None
     # one frame naming Gimel best
     assert vote_with([(Letter.NUN, 0.99), (Letter.GIMEL, 0.99), (Letter.NUN, 0.99), (Letter.NUN, 0.99)]).result().letter is None
     # only four frames read so far: not yet
@@ -112,8 +133,8 @@ def test_the_vote_never_gives_a_letter_no_frame_read_or_one_another_frame_read(
     if got.letter is not None:
         assert read == {got.letter}, "the letter was read clearly on at least one frame, and no other letter was"
         clear = sum(1 for g, p in frames if g is got.letter and p >= THRESHOLD)
-        sustained = len(frames) == 5 and all(g is got.letter and p >= 0.98 for g, p in frames)
-        assert clear >= min(2, len(frames)) or sustained, "two clear frames (or the only frame read), or five at 0.98"
+        sustained = len(frames) == 5 and all(g is got.letter and p >= 0.96 for g, p in frames)
+        assert clear >= min(2, len(frames)) or sustained, "two clear frames (or the only frame read), or five at 0.96"
 
 
 def test_the_judge_is_told_why_the_frames_were_not_read() -> None:
