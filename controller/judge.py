@@ -552,6 +552,8 @@ class SpinJudge:
         if not self._camera_ok:
             self._camera_ok = True
             self._set_phase(TablePhase.READY if self.background.ready else TablePhase.LEARNING, frame.t, events)
+        # only a spin under way asks whether its dreidel is one patch with a hand (before it is let go)
+        self.tracker.check_hand_joins = self._spin is not None and self._spin.vote is None
         tr = self.tracker.process_small(index, t, small_bgr, full)
         if self.clip is not None:
             self.clip.add(t, small_bgr)

@@ -293,6 +293,9 @@ class DreidelTracker:
         self.felt_noise = felt_noise
         #: whether the component being measured was read by :meth:`_faint_body` (:attr:`Blob.faint`)
         self._faint_cut = False
+        #: work out :attr:`TrackResult.joined_to_hand` (a user that reads it only at times, like the judge while
+        #: a spin is on, turns it off in between: it costs a pass over the hands' window on every frame with one)
+        self.check_hand_joins = True
 
     # -- public ------------------------------------------------------------------------------
     def thresholds(self, hands_in_view: bool = False) -> tuple[float, float]:
@@ -391,7 +394,8 @@ class DreidelTracker:
             lost = (
                 tb.x < margin or tb.y < margin or tb.x > w_s - margin or tb.y > h_s - margin
             ) and frame.t - self._track_t < 0.5
-        joined = dreidel is not None and bool(hands) and self.joined_to_hand(small, dreidel, hands)
+        joined = (self.check_hand_joins and dreidel is not None and bool(hands)
+                  and self.joined_to_hand(small, dreidel, hands))
         self._prev_small = small
         if roi is None:
             self._adapt(small, changed, frame)

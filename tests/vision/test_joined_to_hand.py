@@ -36,9 +36,10 @@ def _picture(rng: np.random.Generator, fingers: float | None, tip: bool = True) 
     return with_noise(rng, img, _NOISE)
 
 
-def _seen(fingers: float | None) -> TrackResult:
+def _seen(fingers: float | None, check: bool = True) -> TrackResult:
     rng = np.random.default_rng(14)
     tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
+    tracker.check_hand_joins = check
     empty = felt(_FELT, _SIZE)
     learn_empty_tray(tracker, lambda: with_noise(rng, empty, _NOISE))
     tr = None
@@ -54,6 +55,14 @@ def test_a_tip_joined_to_the_hand_by_faint_fingers_is_joined() -> None:
     assert abs(tr.dreidel.x - _TIP_AT[0]) < 3 and abs(tr.dreidel.y - _TIP_AT[1]) < 3
     assert tr.hands[0].distance(tr.dreidel.x, tr.dreidel.y) > 40, "the scene: the tip is far from the hand's outline"
     assert tr.joined_to_hand
+
+
+def test_a_tracker_told_not_to_check_does_not_look() -> None:
+    """The judge asks only while a spin is on (``SpinJudge.feed_small``): the rest of the time the check's pass
+    over the hands' window is skipped, and the answer is False."""
+    tr = _seen(fingers=17.0, check=False)
+    assert len(tr.hands) == 1 and tr.dreidel is not None, "the same scene as the joined one"
+    assert not tr.joined_to_hand
 
 
 def test_a_blob_with_only_felt_between_it_and_the_hand_is_not_joined() -> None:
