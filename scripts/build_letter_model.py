@@ -77,7 +77,6 @@ from vision.pose import find_resting_dreidel  # noqa: E402
 from vision.recognizer import (  # noqa: E402
     CLASSES,
     DEFAULT_MODEL,
-    LETTER_THRESHOLD_FLOOR,
     LETTERS,
     MIN_CONTRAST,
     NONE_CLASS,
@@ -88,6 +87,7 @@ from vision.recognizer import (  # noqa: E402
     TaughtBelowRule,
     TaughtFaceRule,
     enrolled_similarity,
+    letter_threshold_floor,
     orientation_prior,
     posterior,
 )
@@ -1050,14 +1050,15 @@ def nll(probs: list[np.ndarray], labels: list[int]) -> float:
 
 def fit_letter_thresholds(conf: np.ndarray, best: np.ndarray, right: np.ndarray, threshold: float
                           ) -> tuple[float, ...]:
-    """Each letter's own threshold: the lowest, from ``LETTER_THRESHOLD_FLOOR`` up to the global
-    ``threshold``, at which the faces read as that letter pass the global rule (>= 99.8% right, and >= 99%
-    within 0.05 above it) with no wrong read at all among them: a letter the network never mistakes
-    (on the held-out fonts) need not wait for the cap, a letter it does mistake keeps the global one."""
+    """Each letter's own threshold: the lowest, from its floor (``letter_threshold_floor``: 0.9, Pe's higher)
+    up to the global ``threshold``, at which the faces read as that letter pass the global rule (>= 99.8%
+    right, and >= 99% within 0.05 above it) with no wrong read at all among them: a letter the network never
+    mistakes (on the held-out fonts) need not wait for the cap, a letter it does mistake keeps the global one."""
     out = []
     for i in range(len(LETTERS)):
-        chosen = threshold
-        for t in np.linspace(LETTER_THRESHOLD_FLOOR, threshold, 11):
+        floor = letter_threshold_floor(LETTERS[i])
+        chosen = max(threshold, floor)
+        for t in np.linspace(floor, chosen, 11):
             kept = (best == i) & (conf >= t)
             edge = kept & (conf < t + 0.05)
             if kept.sum() >= 50 and right[kept].all() and (edge.sum() < 5 or right[edge].mean() >= 0.99):
