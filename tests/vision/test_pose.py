@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import replace
+from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
@@ -14,6 +17,8 @@ from hypothesis import strategies as st
 from controller.rules.letters import Letter
 from vision.letter_synth import DreidelStyle, SynthStill, hebrew_fonts, render_still
 from vision.pose import RestPose, bearing_deg, find_resting_dreidel
+
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def clean_style(seed: int = 0) -> DreidelStyle:
@@ -135,6 +140,18 @@ def quad_iou(a: np.ndarray, b: np.ndarray) -> float:
     pb = cv2.convexHull(np.asarray(b, np.float32).reshape(-1, 1, 2))
     inter, _ = cv2.intersectConvexConvex(pa, pb)
     return float(inter / (cv2.contourArea(pa) + cv2.contourArea(pb) - inter))
+
+
+def stored_still_pose(name: str, min_iou: float = 0.7) -> tuple[dict[str, Any], np.ndarray, RestPose]:
+    """A still stored in ``tests/vision/data`` (``<name>.png`` and its ``<name>.json``: ``truth``, ``face_quad``):
+    its metadata, picture and the pose found on it, checked to outline the stored face (IoU over ``min_iou``)."""
+    meta = json.loads((DATA / f"{name}.json").read_text())
+    image = cv2.imread(str(DATA / f"{name}.png"))
+    assert image is not None
+    pose = find_resting_dreidel(image)
+    assert pose is not None and pose.face_quad is not None
+    assert quad_iou(pose.face_quad, np.array(meta["face_quad"])) > min_iou
+    return meta, image, pose
 
 
 def handle_side_first(found: np.ndarray, truth: np.ndarray) -> bool:

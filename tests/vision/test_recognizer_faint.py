@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.rules.letters import Letter
-from tests.vision.test_pose import clean_style, quad_iou, synth_truth_quad
+from tests.vision.test_pose import clean_style, stored_still_pose, synth_truth_quad
 from vision.features import MIN_SCALE, face_input
 from vision.letter_synth import render_still
 from vision.pose import find_resting_dreidel
@@ -32,16 +32,10 @@ from vision.recognizer import (
     letter_threshold_floor,
 )
 
-DATA = Path(__file__).resolve().parent / "data"
-
 
 def test_the_faint_hollow_nun_is_not_read_as_pe() -> None:
     """The stored still (cut 160 x 160 around the dreidel): the pose finds its face, and the face is refused."""
-    meta = json.loads((DATA / "altsim1260009_nun.json").read_text())
-    image = cv2.imread(str(DATA / "altsim1260009_nun.png"))
-    pose = find_resting_dreidel(image)
-    assert pose is not None and pose.face_quad is not None
-    assert quad_iou(pose.face_quad, np.array(meta["face_quad"])) > 0.7
+    _, image, pose = stored_still_pose("altsim1260009_nun")
     assert face_input(image, pose.face_quad).contrast < MIN_SCALE
     reading = LetterRecognizer.default().read(image, pose)
     # session 20's recognizer read it as Pe at 0.965
@@ -89,11 +83,7 @@ def test_the_blurred_magenta_nun_is_not_read_as_pe() -> None:
     """The thirty-fourth round's held-out fonts read a very blurred Nun as Pe at 0.922 (Pe's threshold was the
     floor, 0.9). The stored still is cut 160 x 160 around the dreidel; on the cut the network still takes it
     for Pe, at 0.926, and Pe's own floor (0.94) refuses it."""
-    meta = json.loads((DATA / "synth100000310_nun.json").read_text())
-    image = cv2.imread(str(DATA / "synth100000310_nun.png"))
-    pose = find_resting_dreidel(image)
-    assert pose is not None and pose.face_quad is not None
-    assert quad_iou(pose.face_quad, np.array(meta["face_quad"])) > 0.7
+    _, image, pose = stored_still_pose("synth100000310_nun")
     reading = LetterRecognizer.default().read(image, pose)
     # the network's best guess is Pe, over the old floor and under Pe's own: the floor decides
     assert max(reading.scores, key=lambda x: reading.scores[x]) is Letter.PE
