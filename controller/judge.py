@@ -259,6 +259,13 @@ class JudgeSettings:
     camera only) the nearest to the edge lay 0.16 of their length inside and 0.39 outside; none was within
     0.15. Second renderer 1360011 spin 1 came to rest 0.03 of its length outside the edge that the judge found,
     and is in the tray by its truth: camera only it was called "left the tray" (a valid spin of 5.40 s).
+    ``edge_axis_call``: likewise a judge says when the points on the resting dreidel's long axis within this many
+    of its lengths of its centre lie on both sides of the tray's edge: it lies across the edge, and which of
+    those points is "the dreidel" is a convention. Session 36, twin 94016 spin 3: a valid spin came to rest
+    lying across the rim at the tray's corner, its silhouette's centre 0.16 of its length outside, the twin's
+    truth point (its mesh's vertex mean, which the handle pulls) 0.11 inside; it was called "left the tray"
+    with no judge asked, camera only. On seven twin rests near the edge (89011-94016) the two points lay up to
+    0.31 of the length apart, across the edge as often as along it; so 0.3.
     """
 
     min_stable_s: float = 3.0
@@ -279,6 +286,7 @@ class JudgeSettings:
     close_call_imu_s: float = 0.1
     slow_growth_per_s: float = 4.5
     edge_call: float = 0.15
+    edge_axis_call: float = 0.3
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
     hand_gone_s: float = 0.6
@@ -353,7 +361,7 @@ class _Spin:
     frames: int = 0
     frames_seen: int = 0
     confirmed: bool = False
-    rest_angle: float | None = None
+    rest_axis_deg: float | None = None  # the resting silhouette's long axis (picture degrees), when seen
     pending_phase: TablePhase = TablePhase.SPINNING
     clear_since: float | None = None
     fell: bool = False
@@ -863,6 +871,7 @@ class SpinJudge:
                 if quiet:
                     spin.rest_t = self._rest_start(spin, obs, obs.t - still_s)
                     spin.rest_obs = obs
+                    spin.rest_axis_deg = tr.dreidel.angle_deg if tr.dreidel is not None else None
                     self._set_phase(TablePhase.AT_REST, frame.t, events)
                     spin.vote = LetterVote(frame.t, interval_s=s.letter_interval_s, max_reads=s.letter_reads)
                     self._reading(spin, frame, obs, events)
@@ -1017,16 +1026,26 @@ class SpinJudge:
         spin.out_blob = replace(blob, x=h.x, y=h.y)
         return t - blob.still_t >= s.rest_hold_s
 
-    def _rest_off_edge(self, spin: _Spin) -> float | None:
-        """How far the resting dreidel's centre lies from the tray's edge, in its lengths (positive inside); None
-        without a rest seen, a length, or a tray found in the picture."""
+    def _rest_off_edge(self, spin: _Spin) -> tuple[float, bool] | None:
+        """Where the resting dreidel lies against the tray's edge: its centre's distance from the edge in its
+        lengths (positive inside), and whether its long axis crosses the edge within ``edge_axis_call`` of its
+        length from the centre (the points there lie on both sides of the edge). None without a rest seen, a
+        length, or a tray found in the picture. The axis test needs the silhouette's axis (False without it)."""
         tray, obs = self.background.tray, spin.rest_obs
         if tray is None or tray.source == "picture" or obs is None or obs.x is None or obs.y is None:
             return None
         if not obs.length > 0:
             return None
         sc = self.tracker.scale
-        return tray.distance_inside(obs.x / sc, obs.y / sc) * sc / obs.length
+        centre = tray.distance_inside(obs.x / sc, obs.y / sc) * sc / obs.length
+        across = False
+        if spin.rest_axis_deg is not None:
+            a = math.radians(spin.rest_axis_deg)
+            reach = self.settings.edge_axis_call * obs.length
+            ux, uy = reach * math.cos(a), reach * math.sin(a)
+            ends = [tray.distance_inside((obs.x + k * ux) / sc, (obs.y + k * uy) / sc) for k in (-1.0, 1.0)]
+            across = min(ends) < 0.0 < max(ends)
+        return centre, across
 
     def _slid_out(self, spin: _Spin) -> bool:
         """Whether a dreidel gone from sight was last seen sliding over the tray's rim: at ``out_speed`` body
@@ -1431,11 +1450,13 @@ class SpinJudge:
                          "the hand did not touch it)")
         # only where the tray decides the spin: one invalid anyway (short, touched) is re-spun either way
         decided_by_tray = not lost and set(reasons) <= {Reason.LEFT_TRAY.value, Reason.UNREADABLE.value}
-        edge = self._rest_off_edge(spin) if decided_by_tray else None
-        if edge is not None and abs(edge) < s.edge_call:
+        off_edge = self._rest_off_edge(spin) if decided_by_tray else None
+        if off_edge is not None and (abs(off_edge[0]) < s.edge_call or off_edge[1]):
+            edge, across = off_edge
             needs_judge = True
             notes.append(f"the dreidel came to rest on the tray's edge (its centre {abs(edge):.2f} of its length "
-                         f"{'inside' if edge >= 0 else 'outside'}): a judge says whether it is in the tray")
+                         f"{'inside' if edge >= 0 else 'outside'}"
+                         + (", lying across it" if across else "") + "): a judge says whether it is in the tray")
         tray = self.background.tray
         if valid and tray is not None and tray.source == "picture":
             # no tray was found (altsim 820007: a felt whose colour runs into the table's): the whole
