@@ -264,8 +264,9 @@ class JudgeSettings:
     those points is "the dreidel" is a convention. Session 36, twin 94016 spin 3: a valid spin came to rest
     lying across the rim at the tray's corner, its silhouette's centre 0.16 of its length outside, the twin's
     truth point (its mesh's vertex mean, which the handle pulls) 0.11 inside; it was called "left the tray"
-    with no judge asked, camera only. On seven twin rests near the edge (89011-94016) the two points lay up to
-    0.31 of the length apart, across the edge as often as along it; so 0.3.
+    with no judge asked, camera only. On seven twin rests near the edge (90011-94016) the two points lay up to
+    0.31 of the length apart across the edge, the truth's nearer the felt about as often as farther; so 0.3.
+    A dreidel lying along the edge, its centre more than ``edge_call`` from it, stays the machine's call.
     """
 
     min_stable_s: float = 3.0
