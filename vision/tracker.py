@@ -171,6 +171,12 @@ _FAINT_SHARE = 0.6
 _JOIN_REACH = 6.0
 
 
+def _in_box(x: float, y: float, box: tuple[int, int, int, int], reach: float) -> bool:
+    """Whether the point (``x``, ``y``) lies in ``box`` (x, y, w, h) or within ``reach`` px of it."""
+    bx, by, bw, bh = box
+    return bx - reach <= x <= bx + bw + reach and by - reach <= y <= by + bh + reach
+
+
 def _boxes_within(a: tuple[int, int, int, int], b: tuple[int, int, int, int], reach: float) -> bool:
     """Whether boxes ``a`` and ``b`` (x, y, w, h) overlap or lie within ``reach`` px of each other."""
     ax, ay, aw, ah = a
@@ -718,9 +724,7 @@ class DreidelTracker:
             return False
         if not 0.6 * ref <= tb.area <= 1.7 * ref or area_raw < _LOST_TOP_AREA * tb.area:
             return False
-        x, y, w, h = box
-        near = 0.5 * tb.length + 1.0
-        return x - near <= tb.x <= x + w + near and y - near <= tb.y <= y + h + near
+        return _in_box(tb.x, tb.y, box, 0.5 * tb.length + 1.0)
 
     def _faint_body(
         self, small: np.ndarray, comp: np.ndarray, box: tuple[int, int, int, int], depth: np.ndarray,
@@ -816,13 +820,15 @@ class DreidelTracker:
                 ratio = b.area / max(prev.area, 1.0)
                 if d < gate and 0.25 < ratio < 4.0 and d < best_d:
                     best, best_d = b, d
-            if best is not None:
+            held = any(_in_box(prev.x, prev.y, hb.bbox, 3) for hb in hands)
+            if best is not None and not (held and self._fragment_by_hand(best, hands)):
                 return self._take(best, hands, t)
-            for hb in hands:
-                x, y, w, h = hb.bbox
-                if x - 3 <= prev.x <= x + w + 3 and y - 3 <= prev.y <= y + h + 3:
-                    # the dreidel is inside a hand's region: held, picked up or touched
-                    return None, True
+            if held:
+                # the dreidel is inside a hand's region: held, picked up or touched. The track stays where it
+                # was: a piece beside the hand, within the gate, is not where it went (twin 95012 spin 8,
+                # fingertips hovering at a spinning top: the track moved onto a 93 px piece 68 px away, then
+                # onto the back of the hand, and the hover was called a push)
+                return None, True
             if not free or t - self._track_t < 0.1:
                 self._track_fresh = False
                 return None, False

@@ -96,3 +96,38 @@ def test_a_fingertip_apart_from_the_hand_is_not_the_dreidel() -> None:
         assert tr.hands, "the hand is seen"
         assert tr.dreidel is None, f"a {tr.dreidel.area:.0f} px fingertip taken for the dreidel"
         assert tr.merged, "the dreidel is in the hand"
+
+
+def _hover(rng: np.random.Generator, hand: bool, dreidel: bool = True) -> np.ndarray:
+    img = felt(_FELT, _SIZE)
+    if dreidel:
+        img[100:118, 100:118] = (170, 170, 180)  # a top, 18 x 18, 324 px
+    if hand:
+        img[95:240, 95:148] = _SKIN  # fingers from the bottom edge over the top
+        img[118:127, 152:161] = (170, 170, 180)  # a piece beside the fingers, 9 x 9 (a third of the top), 49 px away
+        img[130:148, 166:182] = (90, 90, 100)  # the back of the hand, not skin-coloured, 288 px, 23 px from the piece
+    return with_noise(rng, img)
+
+
+def test_a_hand_over_the_top_does_not_move_the_track_onto_pieces_beside_it() -> None:
+    # twin 95012 spin 8: fingers hovering over a spinning top hid it for 0.5 s. The nearest blob within the gate
+    # was a piece beside the fingers (a quarter of the top); the track moved onto it, then onto a top-sized patch
+    # of the back of the hand 30 px further on, and the judge, seeing "the dreidel" 4 lengths from where it
+    # was, called a push. The dreidel is under the hand: no dreidel, merged, and found where it was after
+    rng = np.random.default_rng(7)
+    tracker = DreidelTracker(dreidel_px=(15.0, 100.0))
+    learn_empty_tray(tracker, lambda: _hover(rng, False, dreidel=False))
+    t = 2.0
+    for _ in range(4):
+        tr = tracker.process(Frame(0, t, _hover(rng, False)))
+        assert tr is not None and tr.dreidel is not None and abs(tr.dreidel.x - 108.5) < 2
+        t += 1 / FPS
+    for k in range(int(0.5 * FPS)):  # 0.5 s under the hand: the track goes stale after 0.1 s
+        tr = tracker.process(Frame(k, t, _hover(rng, True)))
+        assert tr is not None and tr.hands, "the hand is seen"
+        assert tr.dreidel is None, f"frame {k}: a {tr.dreidel.area:.0f} px blob at {tr.dreidel.x:.0f} taken for it"
+        assert tr.merged, "the dreidel is under the hand"
+        t += 1 / FPS
+    tr = tracker.process(Frame(99, t, _hover(rng, False)))
+    assert tr is not None and tr.dreidel is not None and not tr.merged
+    assert abs(tr.dreidel.x - 108.5) < 2 and abs(tr.dreidel.y - 108.5) < 2
