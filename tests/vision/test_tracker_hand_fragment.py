@@ -104,8 +104,8 @@ def _hover(rng: np.random.Generator, hand: bool, dreidel: bool = True) -> np.nda
         img[100:118, 100:118] = (170, 170, 180)  # a top, 18 x 18, 324 px
     if hand:
         img[95:240, 95:148] = _SKIN  # fingers from the bottom edge over the top
-        img[118:127, 152:161] = (170, 170, 180)  # a piece beside the fingers, 9 x 9 (a third of the top), 49 px away
-        img[130:148, 166:182] = (90, 90, 100)  # the back of the hand, not skin-coloured, 288 px, 23 px from the piece
+        img[118:127, 152:161] = (170, 170, 180)  # a piece beside the fingers, 9 x 9 (a quarter of the top), 49 px away
+        img[130:148, 166:182] = (90, 90, 100)  # the back of the hand, not skin-coloured, 288 px, 24 px from the piece
     return with_noise(rng, img)
 
 
