@@ -383,8 +383,8 @@ class _Spin:
     out_blob: _OutBlob | None = None
     came_out_t: float | None = None
     hand_since_lost: float | None = None  # the first frame a hand-like blob was seen since the dreidel was lost
-    # the outlines found on the frames read at rest so far (``SpinJudge._steady_pose``)
-    rest_poses: list[Any] = field(default_factory=list)
+    # the outline with the largest face found on the frames read at rest so far (``SpinJudge._steady_pose``)
+    rest_face: Any = None
 
 
 def _box_gap(a: tuple[float, ...], b: tuple[float, ...]) -> float:
@@ -1547,8 +1547,7 @@ class SpinJudge:
                                          math.nan, math.nan)
         return None
 
-    def _read_letter(self, t: float, image: np.ndarray, obs: Observation | None,
-                     spin: _Spin | None = None) -> FrameReading:
+    def _read_letter(self, t: float, image: np.ndarray, obs: Observation | None, spin: _Spin) -> FrameReading:
         if self.recognizer is None:
             return FrameReading(t, None, 0.0, {})
         pose = None
@@ -1563,9 +1562,7 @@ class SpinJudge:
             bg = self.background.full_image
             if bg is not None and bg.shape != image.shape:
                 bg = None
-            pose = find_resting_dreidel(image, background_bgr=bg, mask=mask)
-            if spin is not None:
-                pose = self._steady_pose(spin, pose)
+            pose = self._steady_pose(spin, find_resting_dreidel(image, background_bgr=bg, mask=mask))
             reading = self.recognizer.read(image, pose=pose, background_bgr=bg)
         except ImportError:
             reading = self.recognizer.read(image)
@@ -1587,11 +1584,13 @@ class SpinJudge:
         instead. The largest, not the surest: the pose's confidence judges its tip and handle more than its
         face's size (92011 spin 5: a 19 px outline at a higher confidence than the frames' right 28 px ones).
         """
-        held = spin.rest_poses
-        best = max(held, key=lambda p: face_side_px(p.face_quad), default=None)
+        best = spin.rest_face
         if pose is not None and pose.face_quad is not None:
-            held.append(pose)
-            if best is None or face_side_px(pose.face_quad) >= self.settings.steady_face_shrink * face_side_px(best.face_quad):
+            side = face_side_px(pose.face_quad)
+            best_side = face_side_px(best.face_quad) if best is not None else 0.0
+            if side > best_side:
+                spin.rest_face = pose
+            if side >= self.settings.steady_face_shrink * best_side:
                 return pose
         return pose if best is None else best
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from controller.judge import SpinJudge
+from controller.judge import SpinJudge, _Spin
 from controller.judge_letters import FrameReading
 from controller.rules.letters import Letter
 from hardware.camera import Frame
@@ -60,7 +60,7 @@ def judge_reads(recognizer: LetterRecognizer, width: int, height: int, lores_wid
     assert obs.x is not None and obs.y is not None
     rest_x, rest_y = truth["rest_px"]
     assert np.hypot(obs.x - rest_x, obs.y - rest_y) < 0.25 * truth["length_px"], "the disc is on the dreidel"
-    return judge._read_letter(t, still, obs), judge
+    return judge._read_letter(t, still, obs, _Spin(spin_id=0, release_t=0.0)), judge
 
 
 def true_face_iou(reading: FrameReading, width: int, height: int) -> float:
