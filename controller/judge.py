@@ -267,6 +267,14 @@ class JudgeSettings:
     with no judge asked, camera only. On seven twin rests near the edge (90011-94016) the two points lay up to
     0.31 of the length apart across the edge, the truth's nearer the felt about as often as farther; so 0.3.
     A dreidel lying along the edge, its centre more than ``edge_call`` from it, stays the machine's call.
+    ``longest_fall_s``: a dreidel falls and comes to rest within about a second, so a last run of lying-shaped
+    frames longer than this before the rest says that the camera did not follow the body (its shadow was taken
+    for it) and did not see the fall. The stable time then rests on that misreading, and a judge times the spin
+    from the clip, unless the IMU dated the wobble onset. Session 38: on 96 tuning recordings (twin 94001-96016,
+    second renderer 1580000-1620015; 369 spins, camera only) the longest such run was 0.90 s but one: 4.98 s,
+    second renderer 1620006 spin 1. That was a yellow dreidel spinning on its handle on yellow-green felt under a
+    lamp. The top read as a light shadow and the tracker followed its deep shadow, which is lying-shaped. A valid
+    spin of 4.53 s was called "wobbled immediately" (0.37 s) with no judge asked.
     """
 
     min_stable_s: float = 3.0
@@ -288,6 +296,7 @@ class JudgeSettings:
     slow_growth_per_s: float = 4.5
     edge_call: float = 0.15
     edge_axis_call: float = 0.3
+    longest_fall_s: float = 2.0
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
     hand_gone_s: float = 0.6
@@ -1309,6 +1318,7 @@ class SpinJudge:
         imu_used = False
         slow_onset = False  # the IMU dated the onset on a slowly growing wobble: no surer than the camera
         imu_fall_t = fall_t
+        imu_dated_onset = False  # the IMU dated the wobble onset: the stable time does not rest on the camera's fall
         onset_before = fall_t  # an onset counts only before the fall (the IMU's when it dated the onset)
         if self._imu_usable(release_t - 0.3, end_t):
             imp = self.imu.release_impact(release_t, not_after=fall_t - 0.05)
@@ -1329,7 +1339,7 @@ class SpinJudge:
             if imu_onset is not None and imu_onset < imu_fall_t:
                 vis_onset = imu_onset
                 onset_before = imu_fall_t
-                imu_used = True
+                imu_used = imu_dated_onset = True
                 growth = self.imu.rocking_growth(rock_t0, rock_t1, imu_onset)
                 slow_onset = growth is not None and growth < s.slow_growth_per_s
             else:
@@ -1339,7 +1349,7 @@ class SpinJudge:
                         vis_onset = 0.5 * (imu_onset + vis_onset)
                     else:
                         vis_onset = imu_onset
-                    imu_used = True
+                    imu_used = imu_dated_onset = True
         if self._was_placed(spin, release_t, rest_t, lost):
             spin.rest_t = self._placed_rest(spin)
             placed = self._verdict_no_release(spin, t_now)
@@ -1438,6 +1448,11 @@ class SpinJudge:
             how = "IMU" if imu_timed else ("IMU, a slowly growing wobble" if imu_used else "camera only")
             notes.append(f"a close call: stable {stable_s:.3f} s, within {close:.2f} s of the rule's "
                          f"{s.min_stable_s:.1f} s ({how}): a judge decides from the clip and the timeline")
+        lying_s = end_t - fall_t
+        if lying_s > s.longest_fall_s and not imu_dated_onset:
+            needs_judge = True
+            notes.append(f"the camera saw a lying shape for {lying_s:.2f} s before the rest, longer than a fall "
+                         f"takes: it may have followed a shadow, not the dreidel; a judge times the spin from the clip")
         if (touched and interf is not None and interf.fell_in_place and not self._imu_usable(release_t, end_t)
                 and untouched_s >= s.min_stable_s
                 and set(reasons) <= {Reason.INTERFERENCE.value, Reason.UNREADABLE.value}):
