@@ -11,7 +11,7 @@ import numpy as np
 
 from controller.judge import JudgeEvent, SpinJudge, SpinVerdict
 from vision.background import TrayRegion
-from vision.tracker import TrackResult
+from vision.tracker import Blob, TrackResult
 
 
 @dataclass
@@ -67,3 +67,23 @@ def run_judge(judge: SpinJudge, end_t: float, fps: float, small_hw: tuple[int, i
 def verdicts_of(events: list[JudgeEvent]) -> list[SpinVerdict]:
     """The spin verdicts among a judge's events."""
     return [e for e in events if isinstance(e, SpinVerdict)]
+
+
+def one_verdict(track: Callable[[int, float], TrackResult], tray: TrayRegion, scale: float, end_t: float,
+                fps: float, small_hw: tuple[int, int]) -> SpinVerdict:
+    """The one verdict of a scripted judge on ``track`` seen inside ``tray``, fed tracking pictures ``small_hw`` and
+    full-resolution ones ``scale`` times larger; fails unless it judged exactly one spin."""
+    h, w = small_hw
+    full_hw = (int(scale * h), int(scale * w))
+    verdicts = verdicts_of(run_judge(scripted_judge(track, tray, scale), end_t, fps, small_hw, full_hw))
+    assert len(verdicts) == 1, verdicts
+    return verdicts[0]
+
+
+def free_blob(x: float, y: float, area: float, length: float, elongation: float, angle_deg: float = 0.0) -> Blob:
+    """A dreidel seen clear of any hand at (x, y), in a square box as long as the dreidel, away from the picture's
+    edge."""
+    half = length / 2
+    return Blob(x=x, y=y, area=area, bbox=(int(x - half), int(y - half), int(2 * half), int(2 * half)),
+                elongation=elongation, angle_deg=angle_deg, length=length, width=length / elongation, edge=False,
+                skin=0.0, is_hand=False, tray_overlap=0.0)

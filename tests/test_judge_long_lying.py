@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 
 import pytest
-from scripted_judge import run_judge, scripted_judge, verdicts_of
+from scripted_judge import free_blob, one_verdict
 
 from controller.judge import JudgeSettings, SpinVerdict
 from vision.background import TrayRegion
@@ -30,13 +30,6 @@ REST_T = 6.0  # it lies still from here on
 END_T = 9.0
 
 
-def _blob(x: float, y: float, area: float, length: float, elongation: float) -> Blob:
-    half = length / 2
-    return Blob(x=x, y=y, area=area, bbox=(int(x - half), int(y - half), int(2 * half), int(2 * half)),
-                elongation=elongation, angle_deg=0.0, length=length, width=length / elongation, edge=False,
-                skin=0.0, is_hand=False, tray_overlap=0.0)
-
-
 @dataclass
 class Scene:
     """The dreidel is seen upright from the release until ``lying_from`` (after the release), then lying-shaped
@@ -48,22 +41,19 @@ class Scene:
         dreidel: Blob | None = None
         motion = 0.0
         if RELEASE_T <= t < RELEASE_T + self.lying_from:
-            dreidel = _blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
+            dreidel = free_blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
             motion = 3.0
         elif t >= RELEASE_T + self.lying_from:
             # a shape that drifts 2 px a second while the top spins (the shadow moves with it), then stops
             k = min(t, REST_T) - (RELEASE_T + self.lying_from)
-            dreidel = _blob(TRAY[0] + 2.0 * k, TRAY[1] + 0.5 * math.sin(3.0 * k), 500.0, 32.0, 1.9)
+            dreidel = free_blob(TRAY[0] + 2.0 * k, TRAY[1] + 0.5 * math.sin(3.0 * k), 500.0, 32.0, 1.9)
             motion = 3.0 if t < REST_T else 0.0
         return TrackResult(index=index, t=t, dreidel=dreidel, hands=(), merged=False, motion=motion,
                            in_tray=True, scale=SCALE)
 
 
 def judge(scene: Scene) -> SpinVerdict:
-    j = scripted_judge(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE)
-    verdicts = verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
-    assert len(verdicts) == 1
-    return verdicts[0]
+    return one_verdict(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE, END_T, FPS, (H, W))
 
 
 @pytest.mark.parametrize("lying_from", [0.37, 1.5, 2.5])

@@ -14,7 +14,7 @@ import math
 from dataclasses import dataclass
 
 import pytest
-from scripted_judge import run_judge, scripted_judge, verdicts_of
+from scripted_judge import free_blob, one_verdict
 
 from controller.judge import SpinVerdict
 from vision.background import TrayRegion
@@ -29,13 +29,6 @@ FALL_T = 5.0  # it falls (stable 4 s: valid by its time) ...
 SLIDE_S = 0.5  # ... and slides straight down to where it stops
 LENGTH = 21.0  # the lying dreidel's length (lores px)
 END_T = 9.0
-
-
-def _blob(x: float, y: float, area: float, length: float, elongation: float, angle_deg: float = 0.0) -> Blob:
-    half = length / 2
-    return Blob(x=x, y=y, area=area, bbox=(int(x - half), int(y - half), int(2 * half), int(2 * half)),
-                elongation=elongation, angle_deg=angle_deg, length=length, width=length / elongation, edge=False,
-                skin=0.0, is_hand=False, tray_overlap=0.0)
 
 
 @dataclass
@@ -55,10 +48,10 @@ class Scene:
         motion = 3.0
         rx, ry = self.rest_xy()
         if RELEASE_T <= t < self.fall_t:
-            dreidel = _blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
+            dreidel = free_blob(TRAY[0], TRAY[1], 300.0, 20.0, 1.05)
         elif t >= self.fall_t:
             k = min((t - self.fall_t) / SLIDE_S, 1.0)
-            dreidel = _blob(rx, TRAY[1] + k * (ry - TRAY[1]), 280.0, LENGTH, 2.0, self.axis_deg)
+            dreidel = free_blob(rx, TRAY[1] + k * (ry - TRAY[1]), 280.0, LENGTH, 2.0, self.axis_deg)
             motion = 3.0 if k < 1.0 else 0.0
         in_tray = dreidel is None or math.hypot(dreidel.x - TRAY[0], dreidel.y - TRAY[1]) <= TRAY[2]
         return TrackResult(index=index, t=t, dreidel=dreidel, hands=(), merged=False, motion=motion,
@@ -66,10 +59,7 @@ class Scene:
 
 
 def judge(scene: Scene) -> SpinVerdict:
-    j = scripted_judge(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE)
-    verdicts = verdicts_of(run_judge(j, END_T, FPS, small_hw=(H, W), full_hw=(2 * H, 2 * W)))
-    assert len(verdicts) == 1
-    return verdicts[0]
+    return one_verdict(scene.track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE, END_T, FPS, (H, W))
 
 
 @pytest.mark.parametrize("off_edge", [-0.1, -0.03, 0.05, 0.12])
