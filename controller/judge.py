@@ -275,6 +275,18 @@ class JudgeSettings:
     second renderer 1620006 spin 1. That was a yellow dreidel spinning on its handle on yellow-green felt under a
     lamp. The top read as a light shadow and the tracker followed its deep shadow, which is lying-shaped. A valid
     spin of 4.53 s was called "wobbled immediately" (0.37 s) with no judge asked.
+    ``shortest_rest_s``: a spun dreidel has to tip over from upright, land and settle, so a rest judged sooner than
+    this after the release says that the camera took something else for a lying dreidel, and a judge decides the
+    spin from the clip. Session 39: in the truth of 128 tuning recordings (twin 93001-97016, second renderer
+    1600000-1640015; 727 spins) the soonest rest came 0.69 s after the release. Judged camera only, 96 of them
+    (twin 95001-97016 and the second renderer's) gave 448 rests of spins; the soonest of a spin truly spun came
+    0.654 s after its release. Below that lay two "spins", both wrong. Second renderer 1640012 spin 0 (0.37 s): an
+    orange top sleeping upright in its lamp shadow, its outline flickering between the top alone and the top with
+    its shadow, was taken for a dreidel lying still, and a spin untouched for 3.6 s was called "wobbled
+    immediately" with no judge asked; this rule sends it to a judge. 1640014 (0.48 s): a hand taking a dark blue
+    dreidel off dark felt after its rest was taken for a spin, touched and lost from sight; a lost dreidel has no
+    rest, and that invented spin, a re-spin either way, is left as it was. A dreidel put down, never spun, is
+    ``placed_s``'s case, not this one.
     """
 
     min_stable_s: float = 3.0
@@ -297,6 +309,7 @@ class JudgeSettings:
     edge_call: float = 0.15
     edge_axis_call: float = 0.3
     longest_fall_s: float = 2.0
+    shortest_rest_s: float = 0.55
     circle_window_s: float = 0.35
     hand_lag_s: float = 0.08
     hand_gone_s: float = 0.6
@@ -1453,6 +1466,11 @@ class SpinJudge:
             needs_judge = True
             notes.append(f"the camera saw a lying shape for {lying_s:.2f} s before the rest, longer than a fall "
                          f"takes: it may have followed a shadow, not the dreidel; a judge times the spin from the clip")
+        if not lost and rest_t is not None and rest_t - release_t < s.shortest_rest_s:
+            needs_judge = True
+            notes.append(f"the dreidel was judged at rest {rest_t - release_t:.2f} s after the release, sooner than a "
+                         f"spun dreidel can fall and settle: the camera may have taken a top spinning upright, or a "
+                         f"hand, for a dreidel lying still; a judge decides the spin from the clip")
         if (touched and interf is not None and interf.fell_in_place and not self._imu_usable(release_t, end_t)
                 and untouched_s >= s.min_stable_s
                 and set(reasons) <= {Reason.INTERFERENCE.value, Reason.UNREADABLE.value}):
