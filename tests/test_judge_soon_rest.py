@@ -12,6 +12,7 @@ tracker's answers frame by frame (lores px, 2 full px each), as in test_judge_tr
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
@@ -69,8 +70,8 @@ class QuickFall:
                            in_tray=True, scale=SCALE)
 
 
-def judge(track: object) -> SpinVerdict:
-    return one_verdict(track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE, END_T, FPS, (H, W))  # type: ignore[arg-type]
+def judge(track: Callable[[int, float], TrackResult]) -> SpinVerdict:
+    return one_verdict(track, TrayRegion.from_circle(*TRAY, (W, H)), SCALE, END_T, FPS, (H, W))
 
 
 @pytest.mark.parametrize("every", [3, 4, 5])
