@@ -396,7 +396,8 @@ class ImuFeatureExtractor:
         return np.array([w.t for w in wins]), np.array([w.energy for w in wins])
 
     def release_impact(self, t_hint: float, before_s: float = 1.0, after_s: float = 0.3,
-                       not_after: float = math.inf, late_s: float = 0.8) -> Impact | None:
+                       not_after: float = math.inf, late_s: float = 0.8,
+                       held_until: float | None = None) -> Impact | None:
         """The knock of the tip landing on the tray at a release the camera saw at ``t_hint``.
 
         The camera sees a released dreidel only once the hand has cleared it, so the knock comes before
@@ -404,14 +405,16 @@ class ImuFeatureExtractor:
         dreidel does not knock the tray). Knocks from ``not_after`` on are the fall's, not the release's
         (a dreidel that wobbles at once may land before the hand has cleared it). A hand that lets go
         slowly can also make the camera call the release early: with no knock in the window, the first
-        one within ``late_s`` after the sighting is the release. A light release (a few hundredths of a
+        one within ``late_s`` after the sighting is the release, or up to ``after_s`` after ``held_until``, when the
+        camera saw the hand stand still at the dreidel until then (fingertips that held it in view). A light release (a few hundredths of a
         g, or sampled off its peak) may not stand out as an impact: then the strongest faint knock in
         the window (:meth:`faint_knocks_between`) dates it.
         """
         cands = [i for i in self.impacts_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
         if cands:
             return max(cands, key=lambda i: i.peak_g)
-        late = [i for i in self.impacts_between(t_hint + after_s, t_hint + late_s) if i.t < not_after]
+        late_end = max(t_hint + late_s, held_until + after_s) if held_until is not None else t_hint + late_s
+        late = [i for i in self.impacts_between(t_hint + after_s, late_end) if i.t < not_after]
         if late:
             return late[0]
         faint = [i for i in self.faint_knocks_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]

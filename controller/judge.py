@@ -14,7 +14,9 @@ How the moments are measured:
 
 - **release**: the first frame in which the dreidel is seen on its own (apart from the hand that held
   it, or appearing when a launcher drops it) and then keeps being seen. With an IMU, the release knock
-  on the tray nearest that frame sharpens it.
+  on the tray nearest that frame sharpens it. A dreidel seen beside the fingertips may still be held: when the
+  hand stood still at it after that frame, the knock is looked for up to then, and, without a knock, a valid spin
+  that would be short timed from then goes to a judge (:meth:`SpinJudge._let_go`).
 - **wobble onset**: decided when the spin is over, looking back. The camera: the centroid of a
   wobbling dreidel circles round its tip, and the onset is where that circling rises for good (see
   :meth:`SpinJudge._wobble_onset`). The IMU, when fitted: the tray starts to rock under the chatter of a
@@ -397,6 +399,9 @@ class _Spin:
     after_rest: bool = False  # it began while a judged dreidel lay at rest (no empty tray seen since)
     let_go_t: float | None = None  # when it was first seen clear of every hand (None: a hand still holds it)
     clear_run: int = 0  # frames in a row seen clear of every hand, before ``let_go_t``
+    clear_from: tuple[float, float, float] | None = None  # the first frame of that run: t, and where (x, y) it was
+    # when the hand that held it last stood still at it, if that was after the release: see ``_let_go``
+    held_until: float | None = None
     last_out: bool = False  # last seen outside the tray or cut by the picture's edge
     # the dreidel's last sightings (lores px): t, x, y, length, area
     lores_path: deque[tuple[float, float, float, float, float]] = field(default_factory=lambda: deque(maxlen=240))
@@ -707,13 +712,39 @@ class SpinJudge:
             spin.upright_frames = self._candidate_upright
             spin.after_rest = self._last_rest is not None
 
+    def _let_go(self, spin: _Spin) -> None:
+        """The dreidel has just been seen clear of every hand: note when the hand that held it last stood still at
+        it (``spin.held_until``), if that came after the release the spin is dated from.
+
+        The release is dated from the first frame the dreidel was seen on its own. A dreidel held at the fingertips
+        beside a hand of nearly the felt's colour is seen on its own while the hand still holds it: twin 98014 spins
+        6 and 7, camera only, held still in the tray for 0.6 s before the fingers opened, were dated 0.55 and 0.64 s
+        early, and a spin of 2.82 s was timed 3.33 s and called valid with no judge asked. The hand's stillness at
+        the dreidel before it is seen clear of it dates that (70.53 s for the release at 70.55 s). On the second
+        renderer a hand that has let go often stands 0.15-0.23 s at the top before it withdraws, so this date is
+        not taken for the release: the verdict asks a judge when it would make a valid spin short."""
+        if spin.clear_from is None:
+            return
+        t, x, y = spin.clear_from
+        held = self._hand_still_until(t, (x, y))
+        # (``t`` itself: the hand moved all the while it was at the dreidel, with no still moment to date)
+        if held is not None and spin.release_t < held < t:
+            spin.held_until = held
+
     def _release_from_hand(self, seen_t: float, xy: tuple[float, float]) -> float:
-        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``.
+        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``: see
+        :meth:`_hand_still_until`; without a hand still at it, just before that first sighting."""
+        held = self._hand_still_until(seen_t, xy)
+        return held if held is not None else seen_t - 0.5 / max(self._fps_est, 1.0)
+
+    def _hand_still_until(self, seen_t: float, xy: tuple[float, float]) -> float | None:
+        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``, or None when no hand
+        was seen standing still at it.
 
         The camera sees the dreidel only once the fingers have cleared it. The releasing hand is still
         while it lets go and then moves away, so the release is taken as the end of the hand's last
-        still moment at the dreidel before the dreidel was seen. Without a hand (a launcher) it is the
-        first sighting.
+        still moment at the dreidel before the dreidel was seen (``seen_t`` itself when the hand at it never stood
+        still). None without such a hand: a launcher, or a hand that left too long before.
 
         The hand is the one nearest the dreidel together with the pieces touching it: an arm seen in two
         pieces on some frames and whole on others otherwise jumps between centroids (twin 56002). Once
@@ -750,12 +781,11 @@ class SpinJudge:
                 prev = (near[0], near[1], 0.1 * max(near[4], near[5]))
             elif seen_t - 2.0 <= t <= seen_t + 1e-9:
                 prev = None
-        fallback = seen_t - 0.5 / max(self._fps_est, 1.0)
         if len(track) < 5:
-            return fallback
+            return None
         gone = seen_t - track[-1][0] > 0.2
         if gone and seen_t - track[-1][0] > self.settings.hand_gone_s:
-            return fallback
+            return None
         ts = np.array([p[0] for p in track])
         xs = np.array([p[1] for p in track])
         ys = np.array([p[2] for p in track])
@@ -767,7 +797,7 @@ class SpinJudge:
         # how the hand moved as it went: at the end of its track
         t_still = _last_still(ts, xs, ys, float(ts[-1]) if gone else seen_t, at_dreidel)
         if t_still is None or (gone and math.isinf(t_still)):
-            return fallback
+            return None
         # fingers open before the hand starts to move away: the release is a moment before the hand moves
         t_release = t_still - self.settings.hand_lag_s if math.isfinite(t_still) else seen_t
         return min(max(t_release, seen_t - 1.2), seen_t)
@@ -820,8 +850,11 @@ class SpinJudge:
             # altsim 1480014)
             clear = spin.hand_near[-1][1] > s.held_near and in_view and not tr.joined_to_hand
             spin.clear_run = spin.clear_run + 1 if clear else 0
+            if spin.clear_run == 1 and obs.x is not None and obs.y is not None:
+                spin.clear_from = (frame.t, obs.x, obs.y)
             if spin.clear_run >= s.held_clear_frames:
                 spin.let_go_t = frame.t
+                self._let_go(spin)
         if obs.present:
             spin.last_out = not in_view
             if obs.elongation < s.upright_max_elongation:
@@ -1332,12 +1365,13 @@ class SpinJudge:
         slow_onset = False  # the IMU dated the onset on a slowly growing wobble: no surer than the camera
         imu_fall_t = fall_t
         imu_dated_onset = False  # the IMU dated the wobble onset: the stable time does not rest on the camera's fall
+        release_felt = False  # the IMU dated the release by its knock
         onset_before = fall_t  # an onset counts only before the fall (the IMU's when it dated the onset)
         if self._imu_usable(release_t - 0.3, end_t):
-            imp = self.imu.release_impact(release_t, not_after=fall_t - 0.05)
+            imp = self.imu.release_impact(release_t, not_after=fall_t - 0.05, held_until=spin.held_until)
             if imp is not None:
                 release_t = imp.t
-                imu_used = True
+                imu_used = release_felt = True
             # the spin ends, as the tray felt it, with the fall's knock (or, when the chatter hid it, the
             # last rocking): the onset is looked for up to there when the camera dated the fall earlier
             # (a shadow or a checked cloth can look like a lying body from the release on)
@@ -1471,6 +1505,14 @@ class SpinJudge:
             notes.append(f"the dreidel was judged at rest {rest_t - release_t:.2f} s after the release, sooner than a "
                          f"spun dreidel can fall and settle: the camera may have taken a top spinning upright, or a "
                          f"hand, for a dreidel lying still; a judge decides the spin from the clip")
+        held = spin.held_until
+        if valid and not close_call and not release_felt and held is not None and stable_end - held < s.min_stable_s:
+            # the release is dated from the first sighting of the dreidel on its own; timed from when the hand
+            # that held it last stood still at it, the spin is short: a judge sees whether it still held it
+            needs_judge = True
+            notes.append(f"the hand stood still at the dreidel until {held:.2f}s, {held - release_t:.2f} s after the "
+                         f"release the camera saw: timed from then the spin lasted {stable_end - held:.2f} s, short of "
+                         f"the rule's {s.min_stable_s:.1f} s; a judge decides from the clip whether it still held it")
         if (touched and interf is not None and interf.fell_in_place and not self._imu_usable(release_t, end_t)
                 and untouched_s >= s.min_stable_s
                 and set(reasons) <= {Reason.INTERFERENCE.value, Reason.UNREADABLE.value}):
