@@ -12,17 +12,11 @@ import numpy as np
 
 from controller.judge import SpinVerdict
 from tests.test_judge import run
-from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, _ellipse, _hand
+from tests.test_judge_held import _upright
+from vision.synthetic import SceneRenderer, SceneStyle, ScriptedSpin, _hand
 
 #: how long the hand stands still with the dreidel at its fingertips, in view, before it lets go
 HOLD_S = 0.6
-
-
-def _upright(img: np.ndarray, c: tuple[float, float], style: SceneStyle) -> None:
-    """A dreidel seen from above standing on its tip: a compact body."""
-    side = style.side_px
-    _ellipse(img, c, (side * 0.62, side * 0.56), 0.0, style.body_bgr)
-    _ellipse(img, c, (side * 0.16, side * 0.16), 0, (30, 30, 30))
 
 
 class HeldAtFingertipsScene(SceneRenderer):
