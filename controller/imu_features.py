@@ -405,10 +405,10 @@ class ImuFeatureExtractor:
         dreidel does not knock the tray). Knocks from ``not_after`` on are the fall's, not the release's
         (a dreidel that wobbles at once may land before the hand has cleared it). A hand that lets go
         slowly can also make the camera call the release early: with no knock in the window, the first
-        one within ``late_s`` after the sighting is the release, or up to ``after_s`` after ``held_until``, when the
-        camera saw the hand stand still at the dreidel until then (fingertips that held it in view). A light release (a few hundredths of a
-        g, or sampled off its peak) may not stand out as an impact: then the strongest faint knock in
-        the window (:meth:`faint_knocks_between`) dates it.
+        one within ``late_s`` after the sighting is the release, or up to ``after_s`` after ``held_until`` when
+        the camera saw the hand stand still at the dreidel until then (fingertips that held it in view). A
+        light release (a few hundredths of a g, or sampled off its peak) may not stand out as an impact: then
+        the strongest faint knock in the window (:meth:`faint_knocks_between`) dates it.
         """
         cands = [i for i in self.impacts_between(t_hint - before_s, t_hint + after_s) if i.t < not_after]
         if cands:

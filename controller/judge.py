@@ -733,13 +733,13 @@ class SpinJudge:
 
     def _release_from_hand(self, seen_t: float, xy: tuple[float, float]) -> float:
         """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``: see
-        :meth:`_hand_still_until`; without a hand still at it, just before that first sighting."""
+        :meth:`_hand_still_until`; when no releasing hand was seen (a launcher), just before that first sighting."""
         held = self._hand_still_until(seen_t, xy)
         return held if held is not None else seen_t - 0.5 / max(self._fps_est, 1.0)
 
     def _hand_still_until(self, seen_t: float, xy: tuple[float, float]) -> float | None:
-        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``, or None when no hand
-        was seen standing still at it.
+        """When the hand let go of a dreidel first seen on its own at ``seen_t`` at ``xy``, or None when no releasing
+        hand was seen.
 
         The camera sees the dreidel only once the fingers have cleared it. The releasing hand is still
         while it lets go and then moves away, so the release is taken as the end of the hand's last
