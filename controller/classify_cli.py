@@ -61,9 +61,11 @@ def classify(image: Path, enroll_dir: Path | None, background: Path | None, as_j
     if as_json:
         click.echo(json.dumps(reading.to_json()))
         return
-    if reading.letter is None:
+    if reading.letter is None and reading.confidence > 0:
         line = f"unreadable ({reading.reason}; best guess {max(reading.scores, key=reading.scores.__getitem__).value} " \
                f"at {reading.confidence:.2f}): ask a judge"
+    elif reading.letter is None:  # refused before the letter was scored (no face, too small, a shadow): no guess
+        line = f"unreadable ({reading.reason}): ask a judge"
     else:
         line = f"{reading.letter.value} ({reading.letter.hebrew}) confidence {reading.confidence:.3f}"
         if reading.letter.plays_as is not reading.letter:

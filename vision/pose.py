@@ -55,7 +55,9 @@ class RestPose:
     mapped to a square's top-left, top-right, bottom-right, bottom-left, the handle is at the top
     (so the letter, whose top points to the handle, reads upright). ``upside_down`` is None: a
     resting dreidel lies on its side, so a still cannot tell how it spun. ``confidence`` (0-1)
-    says how sure the tip/handle decision and the segmentation are.
+    says how sure the tip/handle decision and the segmentation are. ``face_shadowlike`` (0-1) is the share of
+    the face's pixels that look like a cast shadow (darker than the felt, every colour channel alike; see
+    :data:`SHADOWLIKE_FACE`): near 1, the outline may have taken a shadow for the body.
     """
 
     center: tuple[float, float]
@@ -67,6 +69,7 @@ class RestPose:
     upside_down: bool | None
     confidence: float
     width_px: float = 0.0
+    face_shadowlike: float = 0.0
 
     def flipped(self) -> RestPose:
         """The same pose with tip and handle swapped (when the letter shows the handle is the other way)."""
@@ -74,7 +77,7 @@ class RestPose:
         return RestPose(
             center=self.center, axis_deg=(self.axis_deg + 180.0) % 360.0, length_px=self.length_px,
             tip=self.handle, handle=self.tip, face_quad=quad, upside_down=self.upside_down,
-            confidence=self.confidence, width_px=self.width_px,
+            confidence=self.confidence, width_px=self.width_px, face_shadowlike=self.face_shadowlike,
         )
 
 
@@ -88,6 +91,14 @@ STRICT_SHADOW_SPREAD = (0.06, 0.03)
 #: a face's edge cuts off a sliver whose colour, as a whole, is at least this share of the edge's step away
 #: from the face's (see :func:`_sets_apart`)
 SLIVER_APART = 0.5
+#: a face this much shadow-like (``RestPose.face_shadowlike``) is not a face to read: a cast shadow, not the body.
+#: A pale wooden dreidel on pale felt (altsim 1680004, 640x480, no empty tray) stood out less than its dark cast
+#: shadow, the outline took body and shadow together, and the face cut from it was 79-81% shadow-like: its Gimel,
+#: Hey and Pe were read as Shin at 0.93-0.98; a black dreidel's (bench_pose's altsim 700012, with the empty tray)
+#: 79%, its Nun read as Hey. On crops of those pictures (the copy then at full resolution) 69-77%. Of 2,900 reads
+#: of tuning stills of three renderers (with and without an empty tray), every right read's face was at most 60%
+#: shadow-like: the bar lies between.
+SHADOWLIKE_FACE = 0.65
 
 
 def _lab(image_bgr: np.ndarray) -> np.ndarray:
@@ -397,7 +408,33 @@ def find_resting_dreidel(image_bgr: np.ndarray, background_bgr: np.ndarray | Non
     quad = _refine_face(image_bgr, pose)
     return RestPose(center=pose.center, axis_deg=pose.axis_deg, length_px=pose.length_px, tip=pose.tip,
                     handle=pose.handle, face_quad=quad, upside_down=None, confidence=pose.confidence,
-                    width_px=pose.width_px)
+                    width_px=pose.width_px, face_shadowlike=_shadowlike_share(small, bg_small, quad, factor, sx0, sy0))
+
+
+def _shadowlike_share(small: np.ndarray, bg_small: np.ndarray, quad: np.ndarray, factor: int, x0: int,
+                      y0: int) -> float:
+    """The share of the face ``quad`` (full-resolution px) that a cast shadow could be: darker than the felt and
+    darkening its three channels alike (the strict shadow test, ``STRICT_SHADOW_SPREAD``), on the segmentation
+    copy ``small`` (reduced ``factor`` times, its window at (``x0``, ``y0``); ``bg_small`` its felt). 0 when the
+    quad covers none of its pixels.
+
+    Strict: a grey dreidel on beige felt passes the generous test on its whole face (altsim 700130, read right),
+    a cast shadow passes the strict one too. On the copy, not at full resolution: its pixels average the sensor's
+    noise and the face's edges away as the shadow test needs, so a picture and a crop of it give about the same
+    share."""
+    corners = np.asarray(quad, np.float64) / factor - (x0, y0)
+    h, w = small.shape[:2]
+    # a window around the face (with a margin for the test's 3 px blur): the same numbers, a fraction of the work
+    wx0, wy0 = max(0, int(corners[:, 0].min()) - 3), max(0, int(corners[:, 1].min()) - 3)
+    wx1, wy1 = min(w, int(corners[:, 0].max()) + 4), min(h, int(corners[:, 1].max()) + 4)
+    if wx1 <= wx0 or wy1 <= wy0:
+        return 0.0
+    rows, cols = slice(wy0, wy1), slice(wx0, wx1)
+    shadow = _distance_and_shadow(small[rows, cols], bg_small[rows, cols], 3, spread=STRICT_SHADOW_SPREAD).shadow
+    inside = np.zeros(shadow.shape, np.uint8)
+    cv2.fillConvexPoly(inside, np.round(corners - (wx0, wy0)).astype(np.int32), 1)
+    n = int(inside.sum())
+    return float(np.count_nonzero(shadow & inside.astype(bool))) / n if n else 0.0
 
 
 def _search_window(tray: np.ndarray, factor: int, w: int, h: int) -> tuple[int, int, int, int] | None:

@@ -39,7 +39,8 @@ or more was right, while wrong letters (all of them Nun and Gimel) reached 0.999
 (``LETTER_FLOORS``): a face too blurred or faint to show its letter drifts to Pe.
 
 A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, the face is
-narrower than the smallest on which a Nun or Gimel may be read (``Calibration.min_read_side_px``), the
+narrower than the smallest on which a Nun or Gimel may be read (``Calibration.min_read_side_px``), the face
+is nearly all shadow-like (``vision.pose.SHADOWLIKE_FACE``: a cast shadow taken for the body), the
 calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not sure enough
 for its face's size (``Calibration.confusable_bins``: thresholds fitted per face size on held-out fonts
 rendered small; a size where no threshold was safe is never read) or is not steady: the judge then asks a
@@ -64,7 +65,7 @@ import numpy as np
 
 from controller.rules.letters import Letter
 from vision.features import CHANNELS, MIN_SCALE, PATCH, FaceInput, face_input, rotations
-from vision.pose import RestPose, find_resting_dreidel
+from vision.pose import SHADOWLIKE_FACE, RestPose, find_resting_dreidel
 
 #: the letters in the order of the model's classes (class = letter index * 4 + orientation; 20 = no letter)
 LETTERS: tuple[Letter, ...] = (Letter.NUN, Letter.GIMEL, Letter.HEY, Letter.SHIN, Letter.PE)
@@ -89,6 +90,8 @@ MIN_CONTRAST = MIN_SCALE
 NO_LETTER = "the face shows no letter, or one too faint to read"
 #: the end of the ``reason`` of a reading refused because its face is narrower than any letter is read on
 TOO_SMALL = "too small to read"
+#: the reason given for a face that looks like a cast shadow (``vision.pose.SHADOWLIKE_FACE``)
+SHADOW_FACE = "the face found looks like a shadow: the outline may have taken the dreidel's shadow for its body"
 #: letters told apart by a detail a pixel or two wide on a small face (Gimel's foot, Nun's base): a read
 #: of one of them must be steady under nudges of the face's outline
 CONFUSABLE: frozenset[Letter] = frozenset({Letter.NUN, Letter.GIMEL})
@@ -987,6 +990,8 @@ class LetterRecognizer:
         if side < floor:
             return LetterReading(None, 0.0, uniform, pose,
                                  reason=f"a face {side:.0f} px wide, under {floor:.0f} px: {TOO_SMALL}")
+        if pose.face_shadowlike >= SHADOWLIKE_FACE:
+            return LetterReading(None, 0.0, uniform, pose, reason=SHADOW_FACE)
         generic, taught = self._face_scores([face], pose.confidence)[0]
         decision = self._decide(generic, taught)
         best, confidence, got = decision.best, decision.confidence, decision.scores
