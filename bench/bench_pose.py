@@ -58,6 +58,7 @@ class TruthStill:
     quad: np.ndarray  # 4 x 2, handle-side left, handle-side right, tip-side right, tip-side left
     tip_bearing: float  # image angle from the handle through the tip
     background: np.ndarray | None = None  # an empty-tray frame of the same scene (the judge's model)
+    letter: str = ""  # the letter up (Letter.value)
 
 
 @dataclass(frozen=True)
@@ -85,7 +86,7 @@ def twin_stills(n: int) -> Iterator[TruthStill]:
         empty = Renderer(scene, style).render(5.0, [], [])
         # the twin's angles are mathematical (y up); ours are image angles (y down)
         yield TruthStill("twin", f"twin {seed} {w}x{h} {style.name}", image, np.array(truth["face_quad_px"]),
-                         (-float(truth["tip_angle_deg"])) % 360.0, empty)
+                         (-float(truth["tip_angle_deg"])) % 360.0, empty, style.letters[i % 4].value)
 
 
 def synth_stills(n: int) -> Iterator[TruthStill]:
@@ -102,7 +103,8 @@ def synth_stills(n: int) -> Iterator[TruthStill]:
         quad = np.asarray(s.face_quad, dtype=np.float64)[[1, 2, 3, 0]]
         bearing = math.degrees(math.atan2(s.tip[1] - s.handle[1], s.tip[0] - s.handle[0])) % 360.0
         h, w = s.image.shape[:2]
-        yield TruthStill("synth", f"synth {SYNTH_SEED0 + i} {w}x{h}", s.image, quad, bearing, s.background)
+        yield TruthStill("synth", f"synth {SYNTH_SEED0 + i} {w}x{h}", s.image, quad, bearing, s.background,
+                         letters[i % len(letters)].value)
 
 
 def alt_stills(n: int, per_table: int = 3) -> Iterator[TruthStill]:
@@ -122,7 +124,8 @@ def alt_stills(n: int, per_table: int = 3) -> Iterator[TruthStill]:
                 return
             image, truth = table.still(d.letters[(t + j) % 4], j)
             yield TruthStill("altsim", f"altsim {seed}/{j} {size[0]}x{size[1]} {tag}", image,
-                             np.array(truth["face_quad_px"]), (-float(truth["tip_angle_deg"])) % 360.0, empty)
+                             np.array(truth["face_quad_px"]), (-float(truth["tip_angle_deg"])) % 360.0, empty,
+                             d.letters[(t + j) % 4].value)
             k += 1
 
 

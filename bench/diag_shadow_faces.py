@@ -27,7 +27,7 @@ import json
 import math
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -36,57 +36,23 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench_pose import ALT_SEED0, ALT_SIZES, SYNTH_SEED0, TWIN_SEED0, TWIN_SIZES  # noqa: E402
+from bench_pose import TruthStill, alt_stills, synth_stills, twin_stills  # noqa: E402
 from same_pose import ALT_HELDOUT_FLOOR, ALT_STILL_GLOBS  # noqa: E402
 
-from controller.rules.letters import Letter  # noqa: E402
 from vision.pose import SHADOWLIKE_FACE, find_resting_dreidel  # noqa: E402
 from vision.recognizer import LetterRecognizer  # noqa: E402
 
 
-@dataclass(frozen=True)
-class Still:
-    source: str
-    name: str
-    image: np.ndarray
-    letter: str
-    background: np.ndarray | None
-
-
-def stills(n: int) -> Iterator[Still]:
+def stills(n: int) -> Iterator[TruthStill]:
     """The recordings' stills, then ``n`` of each renderer's (bench_pose.py's seeds and sizes)."""
     for png in sorted(p for g in ALT_STILL_GLOBS for p in Path(g).glob("*.png")
                       if int(p.name.split("_")[0]) < ALT_HELDOUT_FLOOR):
         truth = json.loads(png.with_suffix(".json").read_text())
-        yield Still("recording stills", png.stem, cv2.imread(str(png)), truth["letter"], None)
-    from hardware.sim.dreidel import resolve_style
-    from hardware.sim.recorder import render_still
-    from hardware.sim.render import Renderer, Scene
-
-    for i in range(n):
-        seed = TWIN_SEED0 + i
-        style = resolve_style(None, seed)
-        w, h = TWIN_SIZES[i % len(TWIN_SIZES)]
-        scene = Scene.random(seed, w, h)
-        image, _ = render_still(style, style.letters[i % 4], seed, scene=scene)
-        yield Still("twin", f"twin {seed}", image, style.letters[i % 4].value, Renderer(scene, style).render(5.0, [], []))
-    from vision.letter_synth import DreidelStyle, hebrew_fonts
-    from vision.letter_synth import render_still as synth_still
-
-    fonts, letters = hebrew_fonts(), list(Letter)
-    for i in range(n):
-        rng = np.random.default_rng(SYNTH_SEED0 + i)
-        s = synth_still(DreidelStyle.random(rng, fonts), letters[i % 5], rng)
-        yield Still("synth", f"synth {SYNTH_SEED0 + i}", s.image, letters[i % 5].value, s.background)
-    from bench.altsim.record import AltTable
-
-    for t in range(math.ceil(n / 3)):
-        table = AltTable(ALT_SEED0 + t, ALT_SIZES[t % len(ALT_SIZES)])
-        empty = table.renderer.finish(table.renderer.scene_image([], [], np.zeros((0, 3))), 3.0, jpeg=True)
-        for j in range(3):
-            letter = table.dreidel.letters[(t + j) % 4]
-            image, _ = table.still(letter, j)
-            yield Still("altsim", f"altsim {ALT_SEED0 + t}/{j}", image, letter.value, empty)
+        yield TruthStill("recording stills", png.stem, cv2.imread(str(png)), np.array(truth["face_quad_px"]),
+                         (-float(truth["tip_angle_deg"])) % 360.0, None, truth["letter"])
+    yield from twin_stills(n)
+    yield from synth_stills(n)
+    yield from alt_stills(n)
 
 
 def main() -> None:

@@ -95,7 +95,7 @@ SLIVER_APART = 0.5
 #: A pale wooden dreidel on pale felt (altsim 1680004, 640x480, no empty tray) stood out less than its dark cast
 #: shadow, the outline took body and shadow together, and the face cut from it was 79-81% shadow-like: its Gimel,
 #: Hey and Pe were read as Shin at 0.93-0.98; a black dreidel's (bench_pose's altsim 700012, with the empty tray)
-#: 79%, its Nun read as Hey. On crops of those pictures (the copy then at full resolution) 69-77%. Of 2,900 reads
+#: 79%, its Nun read as Hey. On crops of those pictures (the copy then at full resolution) 69-77%. Of 2,892 reads
 #: of tuning stills of three renderers (with and without an empty tray), every right read's face was at most 60%
 #: shadow-like: the bar lies between.
 SHADOWLIKE_FACE = 0.65
@@ -418,8 +418,8 @@ def _shadowlike_share(small: np.ndarray, bg_small: np.ndarray, quad: np.ndarray,
     copy ``small`` (reduced ``factor`` times, its window at (``x0``, ``y0``); ``bg_small`` its felt). 0 when the
     quad covers none of its pixels.
 
-    Strict: a grey dreidel on beige felt passes the generous test on its whole face (altsim 700130, read right),
-    a cast shadow passes the strict one too. On the copy, not at full resolution: its pixels average the sensor's
+    The strict test, not the generous one: a grey dreidel on beige felt passes the generous test on its whole face
+    and the strict one on 1-9% of it (altsim 700130, read right); a cast shadow passes both. On the copy, not at full resolution: its pixels average the sensor's
     noise and the face's edges away as the shadow test needs, so a picture and a crop of it give about the same
     share."""
     corners = np.asarray(quad, np.float64) / factor - (x0, y0)

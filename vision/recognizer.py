@@ -40,7 +40,7 @@ or more was right, while wrong letters (all of them Nun and Gimel) reached 0.999
 
 A reading is "unreadable" (``letter`` None) when no dreidel is found, the face has no contrast, the face is
 narrower than the smallest on which a Nun or Gimel may be read (``Calibration.min_read_side_px``), the face
-is nearly all shadow-like (``vision.pose.SHADOWLIKE_FACE``: a cast shadow taken for the body), the
+is mostly shadow-like (``vision.pose.SHADOWLIKE_FACE``: a cast shadow taken for the body), the
 calibrated probability of the best letter is below its threshold, or a Nun or Gimel is not sure enough
 for its face's size (``Calibration.confusable_bins``: thresholds fitted per face size on held-out fonts
 rendered small; a size where no threshold was safe is never read) or is not steady: the judge then asks a
