@@ -187,7 +187,8 @@ def collect(args: tuple[str, str, bool]) -> str:
         rest = spin.rest_obs
         last = spin.last_obs
         spins.append({
-            "release_t": spin.release_t, "fall_t": fall_t, "fps": self._fps_est, "onset": got[0],
+            "release_t": spin.release_t, "fall_t": fall_t, "fps": self._fps_est, "onset": got[0].onset,
+            "jitter": got[0].jitter,
             "t": list(spin.t_obs), "x": list(spin.xs), "y": list(spin.ys), "area": list(spin.areas),
             "elong": list(spin.elong), "wobble": list(spin.wobble), "circling": list(spin.circling),
             "rest_length": None if rest is None else rest.length, "rest_area": None if rest is None else rest.area,

@@ -100,7 +100,7 @@ and 17% of altsim's, so the margin is too thin to trust on an unseen renderer, a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -183,6 +183,9 @@ class WobbleSettings:
     spin 0, 160-400 lores px^2), whose centroid jumped by 0.05 of its length from frame to frame from its
     first frame on; dated as wobbling at once, its valid spin of 4.51 s was judged 0.50 s (short), while the
     period-scaled level, which reads such jumps as a fast circle and scales them down, crossed 3.3 s in.
+    ``read_jitter``: where even the period-scaled level is crossed for good longer than ``at_once_fall_s``
+    before the fall, the onset is read against the jitter itself (:func:`read_onset`; False: kept, as before
+    session 42).
     """
 
     skip_s: float = 0.1
@@ -206,6 +209,7 @@ class WobbleSettings:
     period_span: float = 1.0
     lead_in: bool = True
     at_once_fall_s: float = 3.0
+    read_jitter: bool = True
 
     def __post_init__(self) -> None:
         for name in ("window_s", "smooth_s", "level", "length_per_width", "hold_s", "gap_s",
@@ -433,8 +437,15 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     module's notes (H54). And unless the dreidel went on circling for longer than a wobbling top stays up
     (``WobbleSettings.at_once_fall_s`` from the first frame to the fall): then the circling "over the level"
     from the start was the outline's jitter, and the onset is read on the period-scaled level as for any spin.
+    Where that too is crossed for good longer than ``at_once_fall_s`` before the fall, the onset is read against
+    the jitter itself (:func:`read_onset`, which also says so).
     """
-    s = settings if settings is not None else WobbleSettings()
+    return read_onset(track, settings).onset
+
+
+def _level_onset(track: CameraTrack, s: WobbleSettings) -> float | None:
+    """The onset read against ``s.level`` (see :func:`wobble_onset`)."""
+
     t, raw, corrected = _levels(track, s)
     if int(np.isfinite(raw).sum()) < MIN_FRAMES:
         return None
@@ -451,3 +462,48 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     if not s.period_correction:
         return as_seen
     return _crossing(t, corrected, s, fps)
+
+
+@dataclass(frozen=True)
+class OnsetReading:
+    """The camera's wobble onset and how it was read (:func:`read_onset`).
+
+    ``jitter``: None when the onset is :func:`wobble_onset`'s (the usual case). Else the circling rose through
+    the level for good longer before the fall than a wobbling top stays up, so what it measured was the
+    outline's jitter, and the onset was read against that jitter: ``jitter`` is the largest period-scaled
+    circling seen while the top certainly stood, as a fraction of the lever. Such an onset is a guess of the
+    camera's, which the judge asks a judge to check.
+    """
+
+    onset: float | None
+    jitter: float | None = None
+
+
+def read_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> OnsetReading:
+    """:func:`wobble_onset`, unless it lies more than ``at_once_fall_s`` before the fall: then the onset read
+    against the outline's own jitter.
+
+    A top leaning at the rules' wobble falls within ``at_once_fall_s`` (see :class:`WobbleSettings`), so the
+    frames up to ``fall_t - at_once_fall_s`` were before the wobble, and a circling over the level there for
+    good is the outline's jitter. A low-contrast dreidel seen only in part while it spins (twin 100004 spin 8:
+    a pink dreidel upside down on olive felt, a blob of 140-280 px^2 of its ~1100) jumps about by a tenth of
+    its lever from frame to frame; read against the level it wobbled on its first frame measured, 0.74 s into
+    a spin that stood 4.52 s. Here the onset is where the circling rose for good through the largest level
+    that jitter reached while the top stood (None when it never did: the spin is timed to its fall). A spin
+    dated as wobbling at once (before its first frame measured; it fell within ``at_once_fall_s`` of that
+    frame) keeps its onset.
+    """
+    s = settings if settings is not None else WobbleSettings()
+    onset = _level_onset(track, s)
+    if onset is None or not s.period_correction or not s.read_jitter:
+        return OnsetReading(onset)
+    t, _raw, corrected = _levels(track, s)
+    known = np.flatnonzero(np.isfinite(corrected))
+    first = float(t[known[0]]) if known.size else math.nan
+    if not onset >= first or track.fall_t - onset <= s.at_once_fall_s:
+        return OnsetReading(onset)  # a wobble it could have been (or it wobbled at once, dated before ``first``)
+    fitted = _fitted(t, corrected, max(2, int(round(s.fit_s * track.fps)))) if s.fit_s > 0 else corrected
+    standing = (t <= track.fall_t - s.at_once_fall_s) & np.isfinite(fitted)
+    jitter = float(np.max(fitted[standing]))
+    # the fit stays at or under its own largest value while the top stood: the rise through it comes later
+    return OnsetReading(_crossing(t, corrected, replace(s, level=jitter), track.fps), jitter)

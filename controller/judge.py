@@ -75,7 +75,7 @@ from typing import Any, Protocol
 import cv2
 import numpy as np
 
-from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset
+from controller.camera_wobble import CameraTrack, OnsetReading, WobbleSettings, read_onset
 from controller.clock import Clock
 from controller.evidence import ClipBuffer, Marks, SpinEvidence, draw_still, draw_timeline
 from controller.imu_features import ImuFeatureExtractor, smooth
@@ -1174,8 +1174,8 @@ class SpinJudge:
             i -= 1
         return float(ts[i])
 
-    def _wobble_onset(self, spin: _Spin, fall_t: float) -> tuple[float | None, np.ndarray, np.ndarray]:
-        """The wobble onset seen by the camera, and the wobble-measure series for the evidence.
+    def _wobble_onset(self, spin: _Spin, fall_t: float) -> tuple[OnsetReading, np.ndarray, np.ndarray]:
+        """The wobble onset seen by the camera (and how it was read), and the wobble-measure series for the evidence.
 
         A sleeping top stands still; once it wobbles it precesses and its centroid circles around the
         tip with a radius that grows with the tilt. :func:`controller.camera_wobble.wobble_onset` measures
@@ -1199,7 +1199,7 @@ class SpinJudge:
         )
         ws = WobbleSettings(skip_s=s.onset_skip_s, window_s=s.circle_window_s, level=s.circle_level,
                             hold_s=s.circle_hold_s, gap_s=s.circle_gap_s)
-        return wobble_onset(track, ws), ts, np.asarray(spin.wobble)
+        return read_onset(track, ws), ts, np.asarray(spin.wobble)
 
     def _pinned_s(self, spin: _Spin, t: float, scale: float, length: float, fell: bool = False) -> float:
         """How long the dreidel has lain pinned to one place with nothing changing in its box, or 0 until
@@ -1360,7 +1360,8 @@ class SpinJudge:
         rest_t = spin.rest_t if not lost else spin.last_seen_t
         end_t = rest_t if rest_t is not None else t_now
         fall_t = self._fall_start(spin, end_t)
-        vis_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
+        seen_onset, ts_w, wb = self._wobble_onset(spin, fall_t)
+        vis_onset = seen_onset.onset
         imu_used = False
         slow_onset = False  # the IMU dated the onset on a slowly growing wobble: no surer than the camera
         imu_fall_t = fall_t
@@ -1495,6 +1496,14 @@ class SpinJudge:
             how = "IMU" if imu_timed else ("IMU, a slowly growing wobble" if imu_used else "camera only")
             notes.append(f"a close call: stable {stable_s:.3f} s, within {close:.2f} s of the rule's "
                          f"{s.min_stable_s:.1f} s ({how}): a judge decides from the clip and the timeline")
+        if seen_onset.jitter is not None and not imu_dated_onset and not (lost or left or touched):
+            # the camera saw a wobble longer before the fall than a wobbling top stays up: its outline jittered
+            # (twin 100004 spin 8), and the onset was read against that jitter, a guess a judge checks
+            needs_judge = True
+            notes.append(f"the dreidel's outline jittered as a wobble circles (up to {seen_onset.jitter:.2f} of its "
+                         f"length) while it still stood, longer before its fall than a wobbling top stays up: the "
+                         f"wobble was dated where the circling rose above that jitter; a judge times the spin from "
+                         f"the clip")
         lying_s = end_t - fall_t
         if lying_s > s.longest_fall_s and not imu_dated_onset:
             needs_judge = True

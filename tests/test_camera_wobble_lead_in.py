@@ -22,7 +22,7 @@ import pytest
 from scripted_judge import run_judge, verdicts_of
 
 import controller.judge as judge_mod
-from controller.camera_wobble import CameraTrack, WobbleSettings, wobble_onset
+from controller.camera_wobble import CameraTrack, OnsetReading, WobbleSettings, read_onset, wobble_onset
 from controller.judge import SpinJudge
 from vision.tracker import Blob, TrackResult
 
@@ -137,11 +137,11 @@ def test_the_judge_gives_the_onset_the_frames_seen_while_it_made_sure_of_the_rel
     later) reach the onset as ``CameraTrack.lead``, in full-resolution px, all before the series' first frame."""
     seen: list[CameraTrack] = []
 
-    def spy(track: CameraTrack, settings: WobbleSettings | None = None) -> float | None:
+    def spy(track: CameraTrack, settings: WobbleSettings | None = None) -> OnsetReading:
         seen.append(track)
-        return wobble_onset(track, settings)
+        return read_onset(track, settings)
 
-    monkeypatch.setattr(judge_mod, "wobble_onset", spy)
+    monkeypatch.setattr(judge_mod, "read_onset", spy)
     judge = SpinJudge(recognizer=None)
     judge.tracker = ScriptedTracker()  # type: ignore[assignment]
     verdicts = verdicts_of(run_judge(judge, END_T, FPS))
