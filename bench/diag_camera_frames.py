@@ -36,6 +36,7 @@ from controller.camera_wobble import (  # noqa: E402
     _levels,
     lever,
     precession_period,
+    read_onset,
     wobble_onset,
 )
 from controller.imu_features import smooth  # noqa: E402
@@ -119,7 +120,8 @@ def main() -> None:
         print(line)
     first = float(tt[int(np.flatnonzero(np.isfinite(raw))[0])]) if np.isfinite(raw).any() else None
     print(f"first measured {first}; raw fit crosses {_crossing(tt, raw, ws, fps)}; corrected fit crosses "
-          f"{_crossing(tt, corr, ws, fps)}; wobble_onset {wobble_onset(track, ws)}")
+          f"{_crossing(tt, corr, ws, fps)}; wobble_onset {wobble_onset(track, ws)} (read against the outline's "
+          f"jitter: {read_onset(track, ws).jitter is not None})")
     gaps = np.flatnonzero(np.diff(t) > 1.5 / fps)
     print("gaps in the series:", [(round(float(t[g]), 3), round(float(t[g + 1] - t[g]), 3)) for g in gaps][:20])
     if tilt:
