@@ -443,10 +443,9 @@ def wobble_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> 
     return read_onset(track, settings).onset
 
 
-def _level_onset(track: CameraTrack, s: WobbleSettings) -> float | None:
-    """The onset read against ``s.level`` (see :func:`wobble_onset`)."""
-
-    t, raw, corrected = _levels(track, s)
+def _level_onset(track: CameraTrack, s: WobbleSettings, t: np.ndarray, raw: np.ndarray,
+                 corrected: np.ndarray) -> float | None:
+    """The onset read against ``s.level`` on the track's circling (``_levels``), as :func:`wobble_onset` describes."""
     if int(np.isfinite(raw).sum()) < MIN_FRAMES:
         return None
     fps = track.fps
@@ -468,7 +467,7 @@ def _level_onset(track: CameraTrack, s: WobbleSettings) -> float | None:
 class OnsetReading:
     """The camera's wobble onset and how it was read (:func:`read_onset`).
 
-    ``jitter``: None when the onset is :func:`wobble_onset`'s (the usual case). Else the circling rose through
+    ``jitter``: None when the onset was read against the level (the usual case). Else the circling rose through
     the level for good longer before the fall than a wobbling top stays up, so what it measured was the
     outline's jitter, and the onset was read against that jitter: ``jitter`` is the largest period-scaled
     circling seen while the top certainly stood, as a fraction of the lever. Such an onset is a guess of the
@@ -480,8 +479,8 @@ class OnsetReading:
 
 
 def read_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> OnsetReading:
-    """:func:`wobble_onset`, unless it lies more than ``at_once_fall_s`` before the fall: then the onset read
-    against the outline's own jitter.
+    """The wobble onset read against the level, unless that lies more than ``at_once_fall_s`` before the fall:
+    then read against the outline's own jitter (:func:`wobble_onset` is this reading's onset).
 
     A top leaning at the rules' wobble falls within ``at_once_fall_s`` (see :class:`WobbleSettings`), so the
     frames up to ``fall_t - at_once_fall_s`` were before the wobble, and a circling over the level there for
@@ -494,10 +493,10 @@ def read_onset(track: CameraTrack, settings: WobbleSettings | None = None) -> On
     frame) keeps its onset.
     """
     s = settings if settings is not None else WobbleSettings()
-    onset = _level_onset(track, s)
+    t, raw, corrected = _levels(track, s)
+    onset = _level_onset(track, s, t, raw, corrected)
     if onset is None or not s.period_correction or not s.read_jitter:
         return OnsetReading(onset)
-    t, _raw, corrected = _levels(track, s)
     known = np.flatnonzero(np.isfinite(corrected))
     first = float(t[known[0]]) if known.size else math.nan
     if not onset >= first or track.fall_t - onset <= s.at_once_fall_s:
