@@ -29,7 +29,7 @@ Coordinates are pixels, x to the right and y down. Angles are image angles in de
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import cv2
 import numpy as np
@@ -74,11 +74,9 @@ class RestPose:
     def flipped(self) -> RestPose:
         """The same pose with tip and handle swapped (when the letter shows the handle is the other way)."""
         quad = None if self.face_quad is None else self.face_quad[[2, 3, 0, 1]].copy()
-        return RestPose(
-            center=self.center, axis_deg=(self.axis_deg + 180.0) % 360.0, length_px=self.length_px,
-            tip=self.handle, handle=self.tip, face_quad=quad, upside_down=self.upside_down,
-            confidence=self.confidence, width_px=self.width_px, face_shadowlike=self.face_shadowlike,
-        )
+        # replace() keeps every other field (the width, the shadow-like share, ...) as it is
+        return replace(self, axis_deg=(self.axis_deg + 180.0) % 360.0, tip=self.handle, handle=self.tip,
+                       face_quad=quad)
 
 
 #: how unevenly a cast shadow may darken the three colour channels (see ``_distance_and_shadow``): generous, for
