@@ -241,7 +241,7 @@ def test_the_gyro_noise_is_taken_out_of_the_rocking_in_full(rate_hz: float) -> N
 @pytest.mark.parametrize("seed", range(6))
 def test_the_rockings_growth_tells_a_slowly_growing_wobble_from_a_fast_one(seed: int) -> None:
     """``rocking_growth`` at the onset: a lean e-folding every 1.6 s grows under the judge's
-    ``slow_growth_per_s`` (4.5), one e-folding every 0.3 s well over it (at the fit's 0.3 s either side, its
+    session 28's ``slow_growth_per_s`` (4.5), one e-folding every 0.3 s over today's (8) (at the fit's 0.3 s either side, its
     steepest growth reads about 8-11)."""
     rates = {}
     for efold_s in (1.6, 0.3):
