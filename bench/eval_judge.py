@@ -111,13 +111,15 @@ TUNE_SEEDS = (11, 12, 13, 9001, 9002, 9003, 9004, 9005, 9006, 9007, 9008,
               100001, 100002, 100003, 100004, 100005, 100006, 100007, 100008,
               100009, 100010, 100011, 100012, 100013, 100014, 100015, 100016,
               101001, 101002, 101003, 101004, 101005, 101006, 101007, 101008,
-              101009, 101010, 101011, 101012, 101013, 101014, 101015, 101016)
-#: held-out seeds, fixed at the end of the forty-second session after its set was judged (not rendered yet;
+              101009, 101010, 101011, 101012, 101013, 101014, 101015, 101016,
+              102001, 102002, 102003, 102004, 102005, 102006, 102007, 102008,
+              102009, 102010, 102011, 102012, 102013, 102014, 102015, 102016)
+#: held-out seeds, fixed at the end of the forty-third session after its set was judged (not rendered yet;
 #: 16 recordings, twice
 #: the earlier sets, so that one spin is a smaller share of a figure): nobody tuning the judge or
 #: the recognizer renders, judges or opens them. They are judged once, for the closing table.
-HELDOUT_SEEDS = (102001, 102002, 102003, 102004, 102005, 102006, 102007, 102008,
-                 102009, 102010, 102011, 102012, 102013, 102014, 102015, 102016)
+HELDOUT_SEEDS = (103001, 103002, 103003, 103004, 103005, 103006, 103007, 103008,
+                 103009, 103010, 103011, 103012, 103013, 103014, 103015, 103016)
 #: DESIGN.md: "a resting dreidel is about 40-150 px long" in the picture. The twin also draws smaller ones
 #: (down to about 34 px, faces of 13-14 px); the letter figure is given for all valid spins and for these.
 SPEC_MIN_LENGTH_PX = 40.0

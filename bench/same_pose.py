@@ -51,7 +51,7 @@ from tuning_sets import is_heldout  # noqa: E402
 
 TWIN_SEED0 = 7_300_000
 SYNTH_SEED0 = 91_000_000
-#: the rendered altsim tuning stills (seeds 760000-1739999; 1740000 on is held out)
+#: the rendered altsim tuning stills (seeds 760000-1759999; 1760000 on is held out)
 ALT_STILL_GLOBS = ("/tmp/tune-alt-760/stills", "/tmp/tune-alt-780/stills", "/tmp/tune-alt-800/stills",
                    "/tmp/tune-alt-820/stills", "/tmp/tune-alt-840/stills", "/tmp/tune-alt-860/stills",
                    "/tmp/tune-alt-880/stills", "/tmp/tune-alt-900/stills",
@@ -80,8 +80,9 @@ ALT_STILL_GLOBS = ("/tmp/tune-alt-760/stills", "/tmp/tune-alt-780/stills", "/tmp
                    "/tmp/tune-alt-1660/stills",
                    "/tmp/tune-alt-1680/stills",
                    "/tmp/tune-alt-1700/stills",
-                   "/tmp/tune-alt-1720/stills")
-ALT_HELDOUT_FLOOR = 1_740_000
+                   "/tmp/tune-alt-1720/stills",
+                   "/tmp/tune-alt-1740/stills")
+ALT_HELDOUT_FLOOR = 1_760_000
 #: recordings whose judge calls are collected by default (tuning twin and altsim, both sizes of fps)
 DEFAULT_RECORDINGS = ("/tmp/tune-twin-550/seed55005_n9_fps60", "/tmp/tune-twin-530/seed53002_n9_fps60",
                       "/tmp/tune-twin-540/seed54007_n9_fps60", "/tmp/tune-alt-840/rec_840002",

@@ -63,15 +63,16 @@ TWIN = ([f"/tmp/tune-twin-520/seed{s}_n9_fps60" for s in range(52001, 52009)]
         + [f"/tmp/tune-twin-990/seed{s}_n9_fps60" for s in range(99001, 99017)]
         + [f"/tmp/tune-twin-1000/seed{s}_n9_fps60" for s in range(100001, 100017)]
         + [f"/tmp/tune-twin-1010/seed{s}_n9_fps60" for s in range(101001, 101017)]
+        + [f"/tmp/tune-twin-1020/seed{s}_n9_fps60" for s in range(102001, 102017)]
         + [f"/tmp/sevivon-eval/seed{s}_n9_fps60" for s in (11, 12, 13, *range(9001, 9009))])
-#: altsim tuning recordings (700000-700099 and the earlier held-out sets 760000+ to 1720000+ are tuning seeds)
+#: altsim tuning recordings (700000-700099 and the earlier held-out sets 760000+ to 1740000+ are tuning seeds)
 ALT_GLOBS = ("/tmp/tune-alt-760/rec_*", "/tmp/tune-alt-780/rec_*", "/tmp/tune-alt-800/rec_*", "/tmp/tune-alt-820/rec_*", "/tmp/tune-alt-840/rec_*",
              "/tmp/tune-alt-860/rec_*", "/tmp/tune-alt-880/rec_*", "/tmp/tune-alt-900/rec_*",
-             "/tmp/tune-alt-920/rec_*", "/tmp/tune-alt-940/rec_*", "/tmp/tune-alt-960/rec_*", "/tmp/tune-alt-980/rec_*", "/tmp/tune-alt-1000/rec_*", "/tmp/tune-alt-1020/rec_*", "/tmp/tune-alt-1040/rec_*", "/tmp/tune-alt-1060/rec_*", "/tmp/tune-alt-1080/rec_*", "/tmp/tune-alt-1100/rec_*", "/tmp/tune-alt-1120/rec_*", "/tmp/tune-alt-1140/rec_*", "/tmp/tune-alt-1160/rec_*", "/tmp/tune-alt-1180/rec_*", "/tmp/tune-alt-1200/rec_*", "/tmp/tune-alt-1220/rec_*", "/tmp/tune-alt-1240/rec_*", "/tmp/tune-alt-1260/rec_*", "/tmp/tune-alt-1280/rec_*", "/tmp/tune-alt-1300/rec_*", "/tmp/tune-alt-1320/rec_*", "/tmp/tune-alt-1340/rec_*", "/tmp/tune-alt-1360/rec_*", "/tmp/tune-alt-1380/rec_*", "/tmp/tune-alt-1400/rec_*", "/tmp/tune-alt-1420/rec_*", "/tmp/tune-alt-1440/rec_*", "/tmp/tune-alt-1460/rec_*", "/tmp/tune-alt-1480/rec_*", "/tmp/tune-alt-1500/rec_*", "/tmp/tune-alt-1520/rec_*", "/tmp/tune-alt-1540/rec_*", "/tmp/tune-alt-1560/rec_*", "/tmp/tune-alt-1580/rec_*", "/tmp/tune-alt-1600/rec_*", "/tmp/tune-alt-1620/rec_*", "/tmp/tune-alt-1640/rec_*", "/tmp/tune-alt-1660/rec_*", "/tmp/tune-alt-1680/rec_*", "/tmp/tune-alt-1700/rec_*", "/tmp/tune-alt-1720/rec_*",
+             "/tmp/tune-alt-920/rec_*", "/tmp/tune-alt-940/rec_*", "/tmp/tune-alt-960/rec_*", "/tmp/tune-alt-980/rec_*", "/tmp/tune-alt-1000/rec_*", "/tmp/tune-alt-1020/rec_*", "/tmp/tune-alt-1040/rec_*", "/tmp/tune-alt-1060/rec_*", "/tmp/tune-alt-1080/rec_*", "/tmp/tune-alt-1100/rec_*", "/tmp/tune-alt-1120/rec_*", "/tmp/tune-alt-1140/rec_*", "/tmp/tune-alt-1160/rec_*", "/tmp/tune-alt-1180/rec_*", "/tmp/tune-alt-1200/rec_*", "/tmp/tune-alt-1220/rec_*", "/tmp/tune-alt-1240/rec_*", "/tmp/tune-alt-1260/rec_*", "/tmp/tune-alt-1280/rec_*", "/tmp/tune-alt-1300/rec_*", "/tmp/tune-alt-1320/rec_*", "/tmp/tune-alt-1340/rec_*", "/tmp/tune-alt-1360/rec_*", "/tmp/tune-alt-1380/rec_*", "/tmp/tune-alt-1400/rec_*", "/tmp/tune-alt-1420/rec_*", "/tmp/tune-alt-1440/rec_*", "/tmp/tune-alt-1460/rec_*", "/tmp/tune-alt-1480/rec_*", "/tmp/tune-alt-1500/rec_*", "/tmp/tune-alt-1520/rec_*", "/tmp/tune-alt-1540/rec_*", "/tmp/tune-alt-1560/rec_*", "/tmp/tune-alt-1580/rec_*", "/tmp/tune-alt-1600/rec_*", "/tmp/tune-alt-1620/rec_*", "/tmp/tune-alt-1640/rec_*", "/tmp/tune-alt-1660/rec_*", "/tmp/tune-alt-1680/rec_*", "/tmp/tune-alt-1700/rec_*", "/tmp/tune-alt-1720/rec_*", "/tmp/tune-alt-1740/rec_*",
              "/tmp/altsim_eval/rec_*")
-#: the held-out seeds (fixed at the end of the forty-second session, after its set): twin recordings from
-#: 102000 on, altsim from 1740000 on
-HELDOUT_TWIN, HELDOUT_ALT = 102000, 1740000
+#: the held-out seeds (fixed at the end of the forty-third session, after its set): twin recordings from
+#: 103000 on, altsim from 1760000 on
+HELDOUT_TWIN, HELDOUT_ALT = 103000, 1760000
 
 
 def tuning_recordings(needs: str = "truth.json") -> list[Path]:
