@@ -90,6 +90,20 @@ def collect(args: tuple[str, str]) -> str:
     return out
 
 
+def judged_once(recs: list[Path] | None, contexts: Path) -> list[Path]:
+    """The recordings (default: the tuning ones) that have an IMU, each judged once into ``contexts`` if it is not
+    cached there yet (one at a time, saying so). Exits on a held-out recording: they are not for tuning."""
+    recs = [r for r in (recs if recs else tuning_recordings("imu.csv")) if (r / "imu.csv").is_file()]
+    for r in recs:
+        if is_heldout(r):
+            sys.exit(f"{r}: held-out recordings are not for tuning")
+    contexts.mkdir(parents=True, exist_ok=True)
+    for r in recs:
+        if not context_path(contexts, r).is_file():
+            print("judging once:", collect((str(r), str(context_path(contexts, r)))), flush=True)
+    return recs
+
+
 def frames_t(rec: Path) -> np.ndarray:
     rows = np.loadtxt(rec / "frames.csv", delimiter=",", skiprows=1, ndmin=2)
     return rows[:, 1]

@@ -56,8 +56,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_imu_timing import collect, match_truth, replay, stable, true_stable  # noqa: E402
-from bench.tuning_sets import UNSCORED, context_path, is_heldout, tuning_recordings  # noqa: E402
+from bench.bench_imu_timing import judged_once, match_truth, replay, stable, true_stable  # noqa: E402
+from bench.tuning_sets import UNSCORED, context_path  # noqa: E402
 from controller.imu_features import local_linear, smooth  # noqa: E402
 from controller.signal_runs import final_rise_first_crossing, largest_rise_first_crossing  # noqa: E402
 
@@ -169,14 +169,7 @@ def main() -> None:
     ap.add_argument("--list", action="store_true", help="print every spin")
     ap.add_argument("--json", type=Path, default=None, help="write the per-spin rows here")
     args = ap.parse_args()
-    recs = [r for r in (args.rec if args.rec else tuning_recordings("imu.csv")) if (r / "imu.csv").is_file()]
-    for r in recs:
-        if is_heldout(r):
-            sys.exit(f"{r}: held-out recordings are not for tuning")
-    args.contexts.mkdir(parents=True, exist_ok=True)
-    for r in recs:
-        if not context_path(args.contexts, r).is_file():
-            print("judging once:", collect((str(r), str(context_path(args.contexts, r)))), flush=True)
+    recs = judged_once(args.rec, args.contexts)
     rows = [row for r in recs for row in rows_for(r, args.contexts)]
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1))

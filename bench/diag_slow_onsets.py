@@ -42,8 +42,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.bench_imu_timing import collect, match_truth, replay, true_stable  # noqa: E402
-from bench.tuning_sets import UNSCORED, context_path, is_heldout, tuning_recordings  # noqa: E402
+from bench.bench_imu_timing import judged_once, match_truth, replay, true_stable  # noqa: E402
+from bench.tuning_sets import UNSCORED, context_path  # noqa: E402
 from controller.imu_features import ImuFeatureExtractor  # noqa: E402
 from controller.judge import JudgeSettings  # noqa: E402
 
@@ -98,12 +98,13 @@ def rows_for(rec: Path, contexts: Path) -> list[Timed]:
     return out
 
 
-def window(t: Timed, slow_below: float, imu_s: float, slow_s: float, camera_s: float) -> tuple[float, float]:
-    """The close-call window (below, above the rule) the judge's logic gives this spin."""
+def window(t: Timed, bar: float, slow: tuple[float, float], imu_s: float, camera_s: float) -> tuple[float, float]:
+    """The close-call window (below, above the rule) the judge's logic gives this spin, with a slow onset's bar and
+    window ``slow`` (below, above)."""
     if not t.imu_onset:
         return camera_s, camera_s
-    if t.growth is not None and t.growth < slow_below:
-        return imu_s, slow_s
+    if t.growth is not None and t.growth < bar:
+        return slow
     return imu_s, imu_s
 
 
@@ -123,23 +124,21 @@ def report(rows: list[Timed], settings: JudgeSettings) -> None:
                 print(f"  {sim:<8} {lo:5.1f}-{hi:<5.1f} {e.size:4d} {np.median(e):+.3f} {p5:+.3f} {p10:+.3f}"
                       f" {p90:+.3f} {p95:+.3f} | {a68:.3f} {a80:.3f}")
     decided = [r for r in rows if r.timing_only]
-    print(f"\nclose calls on {len(decided)} spins decided by their timing alone (growth bar, IMU window, slow window "
-          f"above, camera window):")
+    print(f"\nclose calls on {len(decided)} spins decided by their timing alone, by a slow onset's growth bar and "
+          f"window (else the IMU's {settings.close_call_imu_s:.2f} s, camera only {settings.close_call_s:.2f} s):")
     s = settings
-    for bar, slow_s, slow_is_camera in ((4.5, s.close_call_s, True), (s.slow_growth_per_s, s.close_call_slow_s, False),
-                                        (s.slow_growth_per_s, s.close_call_s, True), (6.0, s.close_call_slow_s, False)):
+    camera = (s.close_call_s, s.close_call_s)
+    for bar, slow in ((4.5, camera), (s.slow_growth_per_s, (s.close_call_imu_s, s.close_call_slow_s)),
+                      (s.slow_growth_per_s, camera), (6.0, (s.close_call_imu_s, s.close_call_slow_s))):
         referred, wrong = 0, []
         for r in decided:
-            below, above = window(r, bar, s.close_call_imu_s, slow_s, s.close_call_s)
-            if slow_is_camera and r.imu_onset and r.growth is not None and r.growth < bar:
-                below = s.close_call_s
+            below, above = window(r, bar, slow, s.close_call_imu_s, s.close_call_s)
             close = -below < r.judged - rule < above
             referred += close
             if (r.judged >= rule) != (r.true >= rule) and not close:
                 wrong.append(f"{r.rec} spin {r.spin} ({r.true:.3f} s timed {r.judged:.3f})")
-        how = "camera's either side" if slow_is_camera else f"{s.close_call_imu_s:.2f} below, {slow_s:.2f} above"
-        print(f"  under {bar:4.1f}: {how:<24} referred {referred:3d}, wrong and unreferred {len(wrong)}"
-              + (": " + "; ".join(wrong) if wrong else ""))
+        print(f"  under {bar:4.1f}: {slow[0]:.2f} below, {slow[1]:.2f} above: referred {referred:3d}, wrong and "
+              f"unreferred {len(wrong)}" + (": " + "; ".join(wrong) if wrong else ""))
 
 
 def main() -> None:
@@ -147,17 +146,8 @@ def main() -> None:
     ap.add_argument("--rec", type=Path, nargs="*", default=None, help="recordings (default: the tuning ones)")
     ap.add_argument("--contexts", type=Path, default=Path("/tmp/h14/contexts"), help="bench_imu_timing's cache")
     args = ap.parse_args()
-    recs = [r for r in (args.rec if args.rec else tuning_recordings("imu.csv")) if (r / "imu.csv").is_file()]
-    for r in recs:
-        if is_heldout(r):
-            sys.exit(f"{r}: held-out recordings are not for tuning")
-    args.contexts.mkdir(parents=True, exist_ok=True)
-    rows: list[Timed] = []
-    for r in recs:
-        if not context_path(args.contexts, r).is_file():
-            print("judging once:", collect((str(r), str(context_path(args.contexts, r)))), flush=True)
-        rows.extend(rows_for(r, args.contexts))
-    report(rows, JudgeSettings())
+    recs = judged_once(args.rec, args.contexts)
+    report([row for r in recs for row in rows_for(r, args.contexts)], JudgeSettings())
 
 
 if __name__ == "__main__":
