@@ -73,18 +73,20 @@ def test_a_dreidel_at_rest_across_the_tray_edge_goes_to_a_judge(off_edge: float)
 
 
 @pytest.mark.parametrize(("off_edge", "axis_deg"), [(-0.22, 90.0), (0.2, 90.0), (0.28, 90.0), (-0.2, 60.0),
-                                                    (0.2, 60.0)])
+                                                    (0.2, 60.0), (-0.36, 90.0), (0.36, 90.0)])
 def test_a_dreidel_lying_across_the_tray_edge_goes_to_a_judge(off_edge: float, axis_deg: float) -> None:
     """Twin 94016 spin 3: its silhouette's centre lay 0.16 of its length outside, the point its truth takes
-    inside: lying across the edge, the point taken for "the dreidel" decides, so a judge does."""
+    inside: lying across the edge, the point taken for "the dreidel" decides, so a judge does. Twin 102008 spin 3
+    lay on the rim with its centre 0.36 of its length outside and its handle over the felt (in the tray by its
+    truth): before session 43 only points within 0.3 of its length were looked at, and it was called out."""
     v = judge(Scene(off_edge, axis_deg=axis_deg))
     assert v.needs_judge
     assert any("on the tray's edge" in n and "lying across it" in n for n in v.notes), v.notes
     assert ("left_tray" in v.reasons) == (off_edge < 0)
 
 
-@pytest.mark.parametrize(("off_edge", "axis_deg"), [(-0.4, 0.0), (0.3, 0.0), (0.2, 0.0), (-0.22, 0.0), (-0.4, 90.0),
-                                                    (0.4, 90.0)])
+@pytest.mark.parametrize(("off_edge", "axis_deg"), [(-0.4, 0.0), (0.3, 0.0), (0.2, 0.0), (-0.22, 0.0), (-0.5, 90.0),
+                                                    (0.5, 90.0)])
 def test_a_dreidel_at_rest_clearly_in_or_out_of_the_tray_is_the_machines_call(off_edge: float,
                                                                               axis_deg: float) -> None:
     """Clear of the edge, or lying along it with its centre clear of it (0.2-0.22 of its length: across
