@@ -37,7 +37,6 @@ from controller.camera_wobble import (  # noqa: E402
     lever,
     precession_period,
     read_onset,
-    wobble_onset,
 )
 from controller.imu_features import smooth  # noqa: E402
 
@@ -119,9 +118,10 @@ def main() -> None:
             j += 1
         print(line)
     first = float(tt[int(np.flatnonzero(np.isfinite(raw))[0])]) if np.isfinite(raw).any() else None
+    reading = read_onset(track, ws)  # what wobble_onset returns, and whether it was read against the jitter
     print(f"first measured {first}; raw fit crosses {_crossing(tt, raw, ws, fps)}; corrected fit crosses "
-          f"{_crossing(tt, corr, ws, fps)}; wobble_onset {wobble_onset(track, ws)} (read against the outline's "
-          f"jitter: {read_onset(track, ws).jitter is not None})")
+          f"{_crossing(tt, corr, ws, fps)}; wobble_onset {reading.onset} (read against the outline's "
+          f"jitter: {reading.jitter is not None})")
     gaps = np.flatnonzero(np.diff(t) > 1.5 / fps)
     print("gaps in the series:", [(round(float(t[g]), 3), round(float(t[g + 1] - t[g]), 3)) for g in gaps][:20])
     if tilt:
